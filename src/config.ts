@@ -1,0 +1,118 @@
+import { isAbsolute, resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface Config {
+  host: string;
+  port: number;
+  publicUrl: string;
+  checkoutUrl: string;
+  gatewayUrl: string;
+  /** True when GATEWAY_URL names another server: charges then go over HTTP instead of in-process. */
+  gatewayRemote: boolean;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  masterKey: Buffer | undefined;
+  logLevel: LogLevel;
+  bodyLimit: number;
+  proofMaxBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** Reads and validates the environment; every wrong value is reported at once, each with its own message. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const value = (name: string) => {
+    const v = env[name]?.trim();
+    return v === '' ? undefined : v;
+  };
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const url = (name: string, fallback: string): string => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    try {
+      const u = new URL(raw);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+      return trimSlash(u.toString());
+    } catch {
+      problems.push(`${name} must be an absolute http(s) URL such as https://pay.example.com, got "${raw}"`);
+      return fallback;
+    }
+  };
+
+  const port = int('PORT', 3000, 0, 65535);
+  const host = value('HOST') ?? '0.0.0.0';
+  const publicUrl = url('PUBLIC_URL', `http://localhost:${port}`);
+  const checkoutUrl = url('CHECKOUT_URL', publicUrl);
+  const gatewayUrl = url('GATEWAY_URL', publicUrl);
+
+  const databaseUrl = value('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+
+  const dataDirRaw = value('DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+
+  let masterKey: Buffer | undefined;
+  const keyRaw = value('KOPEK_MASTER_KEY');
+  if (keyRaw !== undefined) {
+    if (/^[0-9a-fA-F]{64}$/.test(keyRaw)) masterKey = Buffer.from(keyRaw, 'hex');
+    else
+      problems.push(
+        'KOPEK_MASTER_KEY must be 64 hexadecimal characters (32 bytes), e.g. from `openssl rand -hex 32`',
+      );
+  } else if (databaseUrl !== undefined) {
+    problems.push(
+      'KOPEK_MASTER_KEY is required with DATABASE_URL: every instance must share it (generate one with `openssl rand -hex 32`)',
+    );
+  }
+
+  const levelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
+  let logLevel: LogLevel = 'info';
+  if ((LOG_LEVELS as readonly string[]).includes(levelRaw)) logLevel = levelRaw as LogLevel;
+  else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${levelRaw}"`);
+
+  const bodyLimit = int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024);
+  const proofMaxBytes = int('PROOF_MAX_BYTES', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    host,
+    port,
+    publicUrl,
+    checkoutUrl,
+    gatewayUrl,
+    gatewayRemote:
+      value('GATEWAY_URL') !== undefined && new URL(gatewayUrl).origin !== new URL(publicUrl).origin,
+    databaseUrl,
+    dataDir,
+    masterKey,
+    logLevel,
+    bodyLimit,
+    proofMaxBytes,
+  };
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+
+/**
+ * KOPEK_MASTER_KEY when set. In embedded mode without it, a key is generated once into
+ * DATA_DIR/master.key (mode 0600) and reused: losing that file makes stored cards unreadable.
+ */
+export function resolveMasterKey(config: Pick<Config, 'masterKey' | 'dataDir'>): {
+  key: Buffer;
+  generatedAt?: string;
+} {
+  if (config.masterKey) return { key: config.masterKey };
+  const file = join(config.dataDir, 'master.key');
+  if (existsSync(file)) {
+    const hex = readFileSync(file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${file} does not hold a 64-hex-character key`);
+    return { key: Buffer.from(hex, 'hex') };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  return { key, generatedAt: file };
+}

@@ -1,0 +1,65 @@
+import type { Queryable } from '../db/db.js';
+import { listPage } from '../db/list.js';
+import type { ListParams } from '../http/pagination.js';
+
+export interface CustomerRow {
+  id: string;
+  shop_id: number;
+  first_name: string | null;
+  last_name: string | null;
+  address: string | null;
+  city: string | null;
+  country: string | null;
+  zip: string | null;
+  state: string | null;
+  phone: string | null;
+  email: string;
+  ip: string;
+  created_at: Date;
+}
+
+export type NewCustomer = Omit<CustomerRow, 'shop_id' | 'created_at'>;
+
+export async function insertCustomer(
+  db: Queryable,
+  shopId: number,
+  c: NewCustomer,
+  now: Date,
+): Promise<CustomerRow> {
+  const [row] = await db.query<CustomerRow>(
+    `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING *`,
+    [
+      c.id,
+      shopId,
+      c.first_name,
+      c.last_name,
+      c.address,
+      c.city,
+      c.country,
+      c.zip,
+      c.state,
+      c.phone,
+      c.email,
+      c.ip,
+      now,
+    ],
+  );
+  return row as CustomerRow;
+}
+
+export async function findCustomer(
+  db: Queryable,
+  shopId: number,
+  id: string,
+): Promise<CustomerRow | undefined> {
+  const [row] = await db.query<CustomerRow>('SELECT * FROM customers WHERE shop_id = $1 AND id = $2', [
+    shopId,
+    id,
+  ]);
+  return row;
+}
+
+export function listCustomers(db: Queryable, shopId: number, params: ListParams): Promise<CustomerRow[]> {
+  return listPage<CustomerRow>(db, 'customers', shopId, params);
+}

@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ctxOf, publicUrlOf } from '../http/ctx.js';
+import { ListQuery, page, parseListQuery } from '../http/pagination.js';
+import { errorResponses, IdParams, Nullable } from '../http/schemas.js';
+import { createCustomer, getCustomer, listCustomersOfShop } from './service.js';
+
+const optionalText = (description?: string) =>
+  Type.Optional(Nullable(Type.String(description ? { description } : {})));
+
+export const CustomerInput = Type.Object({
+  first_name: optionalText(),
+  last_name: optionalText(),
+  address: optionalText(),
+  city: optionalText(),
+  country: optionalText('ISO 3166-1 alpha-2'),
+  zip: optionalText('NNNNN or NNNNN-NNNN when country is US'),
+  state: optionalText('Two letters; only when country is US or CA'),
+  phone: optionalText(),
+  email: Type.String({ format: 'email' }),
+  ip: Type.String({ description: 'IPv4 or IPv6 address of the customer device' }),
+});
+
+export const CustomerSchema = Type.Object(
+  {
+    id: Type.String(),
+    first_name: Nullable(Type.String()),
+    last_name: Nullable(Type.String()),
+    address: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    zip: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    email: Type.String(),
+    ip: Type.String(),
+  },
+  { $id: 'Customer' },
+);
+
+export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/customers',
+    {
+      schema: {
+        tags: ['customers'],
+        summary: 'Create a customer',
+        body: CustomerInput,
+        response: { 201: CustomerSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const customer = await createCustomer(ctxOf(request), request.body as Record<string, unknown>);
+      return reply.code(201).send(customer);
+    },
+  );
+
+  app.get(
+    '/customers/:id',
+    {
+      schema: {
+        tags: ['customers'],
+        summary: 'Read a customer',
+        params: IdParams,
+        response: { 200: CustomerSchema, ...errorResponses },
+      },
+    },
+    async (request) => getCustomer(ctxOf(request), request.params.id),
+  );
+
+  app.get(
+    '/customers',
+    {
+      schema: {
+        tags: ['customers'],
+        summary: 'List customers, newest first',
+        querystring: ListQuery,
+        response: { 200: Type.Array(CustomerSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const params = parseListQuery(request.query);
+      const rows = await listCustomersOfShop(ctxOf(request), params);
+      return page(reply, publicUrlOf(request), params, rows);
+    },
+  );
+};

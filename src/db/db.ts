@@ -1,0 +1,34 @@
+/** Something SQL can be sent to: the store itself or an open transaction. */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
+/** An open transaction. Functions that take locks ask for a Tx so the type says "call me inside one". */
+export interface Tx extends Queryable {
+  readonly inTransaction: true;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error codes Kopek reacts to. */
+export const PgCode = {
+  uniqueViolation: '23505',
+  serializationFailure: '40001',
+  deadlock: '40P01',
+} as const;
+
+export function pgErrorCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err
+    ? String((err as { code: unknown }).code)
+    : undefined;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return pgErrorCode(err) === PgCode.uniqueViolation;
+}

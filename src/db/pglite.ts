@@ -1,0 +1,40 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Db, Tx } from './db.js';
+
+/**
+ * The embedded store: PGlite in a directory (or in memory when dir is undefined).
+ * One connection; PGlite queues queries, and a transaction holds the connection until it ends.
+ */
+export async function createPgliteDb(dir: string | undefined): Promise<Db> {
+  if (dir !== undefined) mkdirSync(dir, { recursive: true });
+  const lite = await PGlite.create({
+    ...(dir !== undefined ? { dataDir: dir } : {}),
+    parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+  });
+  return {
+    kind: 'pglite',
+    async query(sql, params) {
+      const res = await lite.query(sql, params as unknown[] | undefined);
+      return res.rows as never[];
+    },
+    tx(fn) {
+      return lite.transaction(async (t) => {
+        const tx: Tx = {
+          inTransaction: true,
+          async query(sql, params) {
+            const res = await t.query(sql, params as unknown[] | undefined);
+            return res.rows as never[];
+          },
+          async exec(sql) {
+            await t.exec(sql);
+          },
+        };
+        return fn(tx);
+      });
+    },
+    async close() {
+      if (!lite.closed) await lite.close();
+    },
+  };
+}

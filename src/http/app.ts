@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Services } from '../context.js';
+import { customerRoutes } from '../customers/routes.js';
+import { gatewayRoutes } from '../gateway/routes.js';
+import { planRoutes } from '../plans/routes.js';
+import { productRoutes } from '../products/routes.js';
+import { proofRoutes } from '../proofs/routes.js';
+import { ShopAuthenticator } from '../shops/service.js';
+import { registerAuth } from './auth.js';
+import { registerErrorHandler } from './error-handler.js';
+import { registerIdempotency } from './idempotency.js';
+import { loggerOptions } from './logger.js';
+import { registerMetrics } from './metrics.js';
+import { registerNotFound } from './not-found.js';
+import { registerValidation } from './validation.js';
+
+export type App = FastifyInstance;
+
+export interface BuildOptions extends Omit<Services, 'log'> {
+  /** Passes a ready logger (tests use a silent or capturing one). */
+  logger?: FastifyInstance['log'];
+}
+
+export async function buildApp(opts: BuildOptions): Promise<App> {
+  const { config, db, clock } = opts;
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
+    bodyLimit: config.bodyLimit,
+    genReqId: () => randomUUID(),
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services: Services = { ...opts, log: app.log };
+  app.decorate('services', services);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // A POST or PUT with no body at all is validated as an empty object, so the answer names the
+  // missing fields instead of complaining about the body.
+  app.addHook('preValidation', async (request) => {
+    if ((request.method === 'POST' || request.method === 'PUT') && request.body == null) request.body = {};
+  });
+
+  registerValidation(app);
+  registerErrorHandler(app);
+  registerNotFound(app);
+  registerAuth(app, new ShopAuthenticator(db));
+  registerIdempotency(app, db, clock);
+  registerMetrics(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Kopek API',
+        version: '1',
+        description: 'Products, customers, plans, subscriptions, payment proof and the card gateway.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' } } },
+      security: [{ basic: [] }],
+    },
+  });
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await db.query('SELECT 1');
+      return { status: 'ok', store: db.kind };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: db.kind });
+    }
+  });
+
+  await app.register(productRoutes);
+  await app.register(customerRoutes);
+  await app.register(planRoutes);
+  await app.register(gatewayRoutes);
+  await app.register(proofRoutes);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}

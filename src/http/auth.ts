@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Shop } from '../shops/repository.js';
+import type { ShopAuthenticator } from '../shops/service.js';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Routes open without credentials: health, docs, metrics, hosted pages. */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    shop: Shop | undefined;
+  }
+}
+
+function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** HTTP Basic `shop_id:secret_key` on every route not marked public; 401 with WWW-Authenticate otherwise. */
+export function registerAuth(app: FastifyInstance, authenticator: ShopAuthenticator): void {
+  app.decorateRequest('shop', undefined);
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || request.routeOptions.config?.public) return;
+    const creds = parseBasic(request.headers.authorization);
+    if (!creds)
+      throw ApiError.base(
+        'unauthorized',
+        'Authentication required: use HTTP Basic with shop id and secret key',
+      );
+    const shop = await authenticator.authenticate(creds.user, creds.password);
+    if (!shop) throw ApiError.base('unauthorized', 'Invalid shop id or secret key');
+    request.shop = shop;
+  });
+}
+
+/** The authenticated shop of a request on a non-public route. */
+export function shopOf(request: FastifyRequest): Shop {
+  if (!request.shop) throw ApiError.base('unauthorized', 'Authentication required');
+  return request.shop;
+}

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { resolveMasterKey } from './crypto/master-key.js';
+import type { Db } from './db/db.js';
+import { migrate } from './db/migrate.js';
+import { openDb } from './db/open.js';
+import { type App, buildApp } from './http/app.js';
+import { REDACTED_PATHS } from './http/logger.js';
+
+export interface Runtime {
+  app: App;
+  db: Db;
+  masterKey: Buffer;
+  log: FastifyBaseLogger;
+}
+
+export function createLogger(config: Config): FastifyBaseLogger {
+  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}
+
+/** Opens the store, applies migrations and builds the app: what `kopek serve` runs before listening. */
+export async function startRuntime(config: Config, log = createLogger(config)): Promise<Runtime> {
+  const { key: masterKey, generatedAt } = resolveMasterKey(config);
+  if (generatedAt)
+    log.warn({ file: generatedAt }, 'generated a master key for the embedded store; back this file up');
+  const db = await openDb(config);
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
+    const app = await buildApp({ config, db, clock: systemClock, masterKey, logger: log });
+    return { app, db, masterKey, log };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}

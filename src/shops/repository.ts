@@ -1,0 +1,118 @@
+import type { Queryable } from '../db/db.js';
+
+export interface Shop {
+  id: number;
+  name: string;
+  test: boolean;
+  threeDs: boolean;
+  emailNotifications: boolean;
+  notificationEmail: string | null;
+  returnUrl: string | null;
+  publicKey: string;
+  createdAt: Date;
+}
+
+export interface ShopRow {
+  id: number;
+  name: string;
+  secret_hash: string;
+  test: boolean;
+  three_ds: boolean;
+  email_notifications: boolean;
+  notification_email: string | null;
+  return_url: string | null;
+  public_key: string;
+  private_key_enc: string;
+  created_at: Date;
+}
+
+export function toShop(r: ShopRow): Shop {
+  return {
+    id: r.id,
+    name: r.name,
+    test: r.test,
+    threeDs: r.three_ds,
+    emailNotifications: r.email_notifications,
+    notificationEmail: r.notification_email,
+    returnUrl: r.return_url,
+    publicKey: r.public_key,
+    createdAt: r.created_at,
+  };
+}
+
+export interface NewShopRow {
+  id: number | undefined;
+  name: string;
+  secretHash: string;
+  test: boolean;
+  threeDs: boolean;
+  publicKey: string;
+  privateKeyEnc: string;
+  createdAt: Date;
+}
+
+export async function insertShop(db: Queryable, s: NewShopRow): Promise<ShopRow> {
+  const cols = 'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at';
+  const values = [s.name, s.secretHash, s.test, s.threeDs, s.publicKey, s.privateKeyEnc, s.createdAt];
+  const [row] =
+    s.id === undefined
+      ? await db.query<ShopRow>(
+          `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+          values,
+        )
+      : await db.query<ShopRow>(
+          `INSERT INTO shops (id, ${cols}) VALUES ($8,$1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+          [...values, s.id],
+        );
+  if (s.id !== undefined) {
+    // An explicit id must not collide with ids handed out later by the identity sequence.
+    await db.query(
+      "SELECT setval(pg_get_serial_sequence('shops', 'id'), GREATEST((SELECT max(id) FROM shops), 1))",
+    );
+  }
+  return row as ShopRow;
+}
+
+export async function findShopRow(db: Queryable, id: number): Promise<ShopRow | undefined> {
+  const [row] = await db.query<ShopRow>('SELECT * FROM shops WHERE id = $1', [id]);
+  return row;
+}
+
+export async function listShopRows(db: Queryable): Promise<ShopRow[]> {
+  return db.query<ShopRow>('SELECT * FROM shops ORDER BY id');
+}
+
+export async function countShops(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM shops');
+  return row?.n ?? 0;
+}
+
+export interface ShopSettings {
+  threeDs?: boolean;
+  test?: boolean;
+  emailNotifications?: boolean;
+  notificationEmail?: string | null;
+  returnUrl?: string | null;
+}
+
+export async function updateShopSettings(db: Queryable, id: number, s: ShopSettings): Promise<void> {
+  await db.query(
+    `UPDATE shops SET
+       three_ds = COALESCE($2, three_ds),
+       test = COALESCE($3, test),
+       email_notifications = COALESCE($4, email_notifications),
+       notification_email = CASE WHEN $5::boolean THEN $6 ELSE notification_email END,
+       return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END
+     WHERE id = $1`,
+    [
+      id,
+      s.threeDs ?? null,
+      s.test ?? null,
+      s.emailNotifications ?? null,
+      s.notificationEmail !== undefined,
+      s.notificationEmail ?? null,
+      s.returnUrl !== undefined,
+      s.returnUrl ?? null,
+    ],
+  );
+}

@@ -1,0 +1,115 @@
+import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { deriveKey, open, seal } from '../crypto/secretbox.js';
+import type { Db } from '../db/db.js';
+import { isUniqueViolation } from '../db/db.js';
+import { findShopRow, insertShop, type Shop, toShop } from './repository.js';
+
+export interface CreateShopInput {
+  id?: number;
+  secret?: string;
+  name?: string;
+  threeDs?: boolean;
+  test?: boolean;
+}
+
+export interface CreatedShop {
+  shop: Shop;
+  /** Shown once; only its hash is stored. */
+  secret: string;
+}
+
+export class ShopInputError extends Error {}
+
+/**
+ * The secret is 256 random bits, so a plain SHA-256 is enough: there is nothing to brute-force,
+ * and a slow hash would cost every API request.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export async function createShop(
+  deps: { db: Db; clock: Clock; masterKey: Buffer },
+  input: CreateShopInput,
+): Promise<CreatedShop> {
+  if (
+    input.id !== undefined &&
+    (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > 2_147_483_647)
+  ) {
+    throw new ShopInputError('--id must be a whole number from 1 to 2147483647');
+  }
+  if (input.secret !== undefined && !/^[0-9a-f]{64}$/i.test(input.secret)) {
+    throw new ShopInputError('--secret must be 64 hexadecimal characters');
+  }
+  const secret = (input.secret ?? randomBytes(32).toString('hex')).toLowerCase();
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  try {
+    const row = await insertShop(deps.db, {
+      id: input.id,
+      name: input.name ?? 'Sandbox shop',
+      secretHash: hashSecret(secret),
+      test: input.test ?? false,
+      threeDs: input.threeDs ?? false,
+      publicKey,
+      privateKeyEnc: seal(deriveKey(deps.masterKey, 'shop-signing-key'), privateKey),
+      createdAt: deps.clock.now(),
+    });
+    return { shop: toShop(row), secret };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ShopInputError(`a shop with id ${input.id} already exists`);
+    throw err;
+  }
+}
+
+/** The shop's private key for signing notifications. */
+export async function shopSigningKey(db: Db, masterKey: Buffer, shopId: number): Promise<string | undefined> {
+  const row = await findShopRow(db, shopId);
+  return row && open(deriveKey(masterKey, 'shop-signing-key'), row.private_key_enc).toString('utf8');
+}
+
+interface CachedShop {
+  secretHash: Buffer;
+  shop: Shop;
+  until: number;
+}
+
+/**
+ * Checks HTTP Basic credentials. Shop rows are cached for a few seconds per process so that
+ * authentication does not cost a query on every request; a changed key takes effect within that time.
+ */
+export class ShopAuthenticator {
+  readonly #cache = new Map<number, CachedShop>();
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = 5000,
+  ) {}
+
+  async authenticate(shopId: string, secret: string): Promise<Shop | undefined> {
+    if (!/^\d{1,10}$/.test(shopId)) return undefined;
+    const id = Number(shopId);
+    let entry = this.#cache.get(id);
+    const now = performance.now();
+    if (!entry || entry.until < now) {
+      const row = await findShopRow(this.db, id);
+      if (!row) {
+        this.#cache.delete(id);
+        // Spend a comparison anyway so unknown ids and wrong keys take the same time.
+        timingSafeEqual(Buffer.alloc(32), Buffer.alloc(32));
+        return undefined;
+      }
+      entry = { secretHash: Buffer.from(row.secret_hash, 'hex'), shop: toShop(row), until: now + this.ttlMs };
+      this.#cache.set(id, entry);
+    }
+    const given = createHash('sha256').update(secret, 'utf8').digest();
+    return timingSafeEqual(given, entry.secretHash) ? entry.shop : undefined;
+  }
+
+  forget(shopId: number): void {
+    this.#cache.delete(shopId);
+  }
+}

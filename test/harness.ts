@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { ManualClock } from '../src/clock.js';
+import { type Config, loadConfig } from '../src/config.js';
+import type { Db } from '../src/db/db.js';
+import { migrate } from '../src/db/migrate.js';
+import { createPgliteDb } from '../src/db/pglite.js';
+import { createPostgresDb } from '../src/db/postgres.js';
+import { type App, buildApp } from '../src/http/app.js';
+import { REDACTED_PATHS } from '../src/http/logger.js';
+import type { Shop } from '../src/shops/repository.js';
+import { type CreateShopInput, createShop } from '../src/shops/service.js';
+
+export interface Harness {
+  app: App;
+  db: Db;
+  clock: ManualClock;
+  config: Config;
+  masterKey: Buffer;
+  /** Every log line the app wrote, as raw JSON text: tests assert that secrets never appear. */
+  logs: string[];
+}
+
+export const TEST_PUBLIC_URL = 'http://kopek.test';
+
+let shared: Promise<Harness> | undefined;
+
+/** The store and app shared by the test files of one worker. */
+export function harness(): Promise<Harness> {
+  shared ??= start();
+  return shared;
+}
+
+export async function openTestDb(): Promise<Db> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return createPgliteDb(undefined);
+  const schema = inject('pgSchema');
+  const withSchema = new URL(url);
+  if (schema) withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return createPostgresDb(withSchema.toString(), 10);
+}
+
+async function start(): Promise<Harness> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  const masterKey = randomBytes(32);
+  const config = loadConfig({
+    PUBLIC_URL: TEST_PUBLIC_URL,
+    CHECKOUT_URL: 'http://checkout.kopek.test',
+    GATEWAY_URL: TEST_PUBLIC_URL,
+    KOPEK_MASTER_KEY: masterKey.toString('hex'),
+    LOG_LEVEL: 'debug',
+  });
+  const db = await openTestDb();
+  await migrate(db);
+  const clock = new ManualClock();
+  const app = await buildApp({ config, db, clock, masterKey, logger: logger as FastifyBaseLogger });
+  await app.ready();
+  return { app, db, clock, config, masterKey, logs };
+}
+
+export interface TestShop {
+  shop: Shop;
+  secret: string;
+  auth: string;
+}
+
+export async function newShop(h: Harness, input: CreateShopInput = {}): Promise<TestShop> {
+  const { shop, secret } = await createShop(h, { name: 'Test shop', test: true, ...input });
+  return { shop, secret, auth: `Basic ${Buffer.from(`${shop.id}:${secret}`).toString('base64')}` };
+}
+
+export interface Sent {
+  status: number;
+  body: any;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+}
+
+/** A small client that talks to the app in-process, as one shop. */
+export function client(h: Harness, as: TestShop | undefined) {
+  const send = async (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH',
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Sent> => {
+    const res = await h.app.inject({
+      method,
+      url,
+      headers: {
+        ...(as ? { authorization: as.auth } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+    let parsed: unknown;
+    try {
+      parsed = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.statusCode, body: parsed, headers: res.headers, text: res.body };
+  };
+  return {
+    get: (url: string, headers?: Record<string, string>) => send('GET', url, undefined, headers),
+    post: (url: string, body?: unknown, headers?: Record<string, string>) =>
+      send('POST', url, body ?? {}, headers),
+    put: (url: string, body?: unknown, headers?: Record<string, string>) =>
+      send('PUT', url, body ?? {}, headers),
+    send,
+  };
+}
+
+export type Client = ReturnType<typeof client>;
