@@ -1,0 +1,197 @@
+import type { Queryable, Tx } from '../db/db.js';
+
+export const TRANSACTION_TYPES = [
+  'payment',
+  'authorization',
+  'capture',
+  'void',
+  'refund',
+  'credit',
+  'tokenization',
+  'proof',
+] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+export type TransactionStatus = 'successful' | 'failed' | 'incomplete' | 'error' | 'pending';
+
+export interface TransactionRow {
+  uid: string;
+  shop_id: number;
+  type: TransactionType;
+  status: TransactionStatus;
+  message: string | null;
+  amount: number;
+  currency: string;
+  description: string | null;
+  tracking_id: string | null;
+  parent_uid: string | null;
+  test: boolean;
+  language: string | null;
+  card_token: string | null;
+  card: Record<string, unknown> | null;
+  billing_address: Record<string, unknown> | null;
+  customer: Record<string, unknown> | null;
+  three_d_secure: Record<string, unknown> | null;
+  avs_cvc: Record<string, unknown> | null;
+  return_url: string | null;
+  notification_url: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  paid_at: Date | null;
+}
+
+export type NewTransaction = Pick<
+  TransactionRow,
+  'uid' | 'shop_id' | 'type' | 'status' | 'amount' | 'currency' | 'test'
+> &
+  Partial<
+    Omit<
+      TransactionRow,
+      'uid' | 'shop_id' | 'type' | 'status' | 'amount' | 'currency' | 'test' | 'created_at' | 'updated_at'
+    >
+  >;
+
+const JSON_COLUMNS = new Set(['card', 'billing_address', 'customer', 'three_d_secure', 'avs_cvc', 'details']);
+const COLUMNS = [
+  'uid',
+  'shop_id',
+  'type',
+  'status',
+  'message',
+  'amount',
+  'currency',
+  'description',
+  'tracking_id',
+  'parent_uid',
+  'test',
+  'language',
+  'card_token',
+  'card',
+  'billing_address',
+  'customer',
+  'three_d_secure',
+  'avs_cvc',
+  'return_url',
+  'notification_url',
+  'details',
+  'paid_at',
+] as const;
+
+function param(column: string, value: unknown): unknown {
+  if (value === undefined) return column === 'details' ? '{}' : null;
+  return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+}
+
+/** Records a new transaction and its first status in the history. */
+export async function insertTransaction(db: Tx, t: NewTransaction, now: Date): Promise<TransactionRow> {
+  const values = COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c]));
+  const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+  const [row] = await db.query<TransactionRow>(
+    `INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
+     VALUES (${placeholders}, $${COLUMNS.length + 1}, $${COLUMNS.length + 1}) RETURNING *`,
+    [...values, now],
+  );
+  await db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, $3, $4)', [
+    t.uid,
+    t.status,
+    t.message ?? null,
+    now,
+  ]);
+  return row as TransactionRow;
+}
+
+export interface StatusChange {
+  status: TransactionStatus;
+  message: string | null;
+  paidAt?: Date | null;
+  threeDSecure?: Record<string, unknown> | null;
+  details?: Record<string, unknown>;
+}
+
+/** Moves a transaction to a new status; the change is appended to its history. */
+export async function changeStatus(
+  db: Tx,
+  uid: string,
+  change: StatusChange,
+  now: Date,
+): Promise<TransactionRow> {
+  const [row] = await db.query<TransactionRow>(
+    `UPDATE transactions SET status = $2, message = $3, updated_at = $4,
+       paid_at = COALESCE($5, paid_at),
+       three_d_secure = COALESCE($6::jsonb, three_d_secure),
+       details = details || COALESCE($7::jsonb, '{}'::jsonb)
+     WHERE uid = $1 RETURNING *`,
+    [
+      uid,
+      change.status,
+      change.message,
+      now,
+      change.paidAt ?? null,
+      change.threeDSecure ? JSON.stringify(change.threeDSecure) : null,
+      change.details ? JSON.stringify(change.details) : null,
+    ],
+  );
+  if (!row) throw new Error(`transaction ${uid} vanished during a status change`);
+  await db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, $3, $4)', [
+    uid,
+    change.status,
+    change.message,
+    now,
+  ]);
+  return row;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A shop's transaction by uid; another shop's or a malformed uid is simply not found. */
+export async function findTransaction(
+  db: Queryable,
+  shopId: number,
+  uid: string,
+): Promise<TransactionRow | undefined> {
+  if (!UUID.test(uid)) return undefined;
+  const [row] = await db.query<TransactionRow>('SELECT * FROM transactions WHERE shop_id = $1 AND uid = $2', [
+    shopId,
+    uid,
+  ]);
+  return row;
+}
+
+/** The same, locked until the transaction ends: for verbs that check and then change a parent. */
+export async function lockTransaction(
+  db: Tx,
+  shopId: number,
+  uid: string,
+): Promise<TransactionRow | undefined> {
+  if (!UUID.test(uid)) return undefined;
+  const [row] = await db.query<TransactionRow>(
+    'SELECT * FROM transactions WHERE shop_id = $1 AND uid = $2 FOR UPDATE',
+    [shopId, uid],
+  );
+  return row;
+}
+
+/** Every transaction of a shop with this tracking_id, oldest first (the first match first). */
+export function findByTrackingId(
+  db: Queryable,
+  shopId: number,
+  trackingId: string,
+): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>(
+    'SELECT * FROM transactions WHERE shop_id = $1 AND tracking_id = $2 ORDER BY seq',
+    [shopId, trackingId],
+  );
+}
+
+export function childrenOf(db: Queryable, parentUid: string): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>('SELECT * FROM transactions WHERE parent_uid = $1 ORDER BY seq', [
+    parentUid,
+  ]);
+}
+
+export function historyOf(
+  db: Queryable,
+  uid: string,
+): Promise<{ status: string; message: string | null; at: Date }[]> {
+  return db.query('SELECT status, message, at FROM transaction_history WHERE uid = $1 ORDER BY seq', [uid]);
+}
