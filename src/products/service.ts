@@ -1,0 +1,139 @@
+import type { Config } from '../config.js';
+import type { Ctx } from '../context.js';
+import { ApiError, ErrorCollector } from '../http/errors.js';
+import type { ListParams } from '../http/pagination.js';
+import { isId, newId } from '../ids.js';
+import { type TransactionType, validateProduct } from './input.js';
+import {
+  findProduct,
+  findProductForUpdate,
+  insertProduct,
+  listProducts,
+  type ProductRow,
+  updateProductRow,
+} from './repository.js';
+
+export interface Product {
+  id: string;
+  name: string;
+  description: string;
+  currency: string;
+  amount: number;
+  quantity: number | null;
+  infinite: boolean;
+  visible_fields: string[];
+  test: boolean;
+  immortal: boolean;
+  expired_at: string | null;
+  return_url: string | null;
+  language: string;
+  transaction_type: TransactionType;
+  additional_data: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  pay_url: string;
+  payment_url: string;
+  confirm_url: string;
+}
+
+export function payUrl(config: Config, productId: string): string {
+  return `${config.publicUrl}/products/${productId}/pay`;
+}
+
+export function toProduct(r: ProductRow, config: Config): Product {
+  const pay = payUrl(config, r.id);
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    currency: r.currency,
+    amount: r.amount,
+    quantity: r.infinite ? null : r.quantity,
+    infinite: r.infinite,
+    visible_fields: r.visible_fields,
+    test: r.test,
+    immortal: r.immortal,
+    expired_at: r.expired_at,
+    return_url: r.return_url,
+    language: r.language,
+    transaction_type: r.transaction_type,
+    additional_data: r.additional_data,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    pay_url: pay,
+    payment_url: pay,
+    confirm_url: `${config.checkoutUrl}/v2/confirm_order/${r.id}/${r.shop_id}`,
+  };
+}
+
+/** The seed answers a lookup with a malformed product id with 302 and an error body, not 404. */
+function assertProductId(id: string): void {
+  if (!isId('prd', id)) throw new ApiError('malformed_id', { id: ['is invalid'] });
+}
+
+export async function createProduct(ctx: Ctx, input: Record<string, unknown>): Promise<Product> {
+  const errors = new ErrorCollector();
+  const data = validateProduct(input, ctx.shop.id, errors);
+  errors.throwIfAny();
+  const row = await insertProduct(ctx.db, ctx.shop.id, newId('prd'), data, ctx.clock.now());
+  return toProduct(row, ctx.config);
+}
+
+export async function getProduct(ctx: Ctx, id: string): Promise<Product> {
+  assertProductId(id);
+  const row = await findProduct(ctx.db, ctx.shop.id, id);
+  if (!row) throw ApiError.notFound();
+  return toProduct(row, ctx.config);
+}
+
+export async function listProductsOfShop(ctx: Ctx, params: ListParams): Promise<Product[]> {
+  return (await listProducts(ctx.db, ctx.shop.id, params)).map((r) => toProduct(r, ctx.config));
+}
+
+/** A stored product in the shape of a request, so an update can be laid over it and checked whole. */
+function asRequest(r: ProductRow): Record<string, unknown> {
+  return {
+    name: r.name,
+    description: r.description,
+    currency: r.currency,
+    amount: r.amount,
+    quantity: r.quantity,
+    infinite: r.infinite,
+    visible_fields: r.visible_fields,
+    test: r.test,
+    immortal: r.immortal,
+    expired_at: r.expired_at,
+    return_url: r.return_url,
+    language: r.language,
+    transaction_type: r.transaction_type,
+    additional_data: r.additional_data,
+    ...r.extra,
+  };
+}
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/**
+ * The update laid over the stored product. A field sent as null clears it (and a required one then
+ * fails as blank). Sending a quantity alone makes the stock finite, as it would on create; sending
+ * `visible` replaces `visible_fields`.
+ */
+export function mergeUpdate(stored: ProductRow, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...asRequest(stored), ...patch };
+  if (present(patch.quantity) && !present(patch.infinite)) delete merged.infinite;
+  if ('visible' in patch && !('visible_fields' in patch)) delete merged.visible_fields;
+  return merged;
+}
+
+/** Partial update: the merged product is validated as a whole, so it never becomes invalid. */
+export async function updateProduct(ctx: Ctx, id: string, patch: Record<string, unknown>): Promise<void> {
+  assertProductId(id);
+  await ctx.db.tx(async (tx) => {
+    const stored = await findProductForUpdate(tx, ctx.shop.id, id);
+    if (!stored) throw ApiError.notFound();
+    const errors = new ErrorCollector();
+    const data = validateProduct(mergeUpdate(stored, patch), ctx.shop.id, errors);
+    errors.throwIfAny();
+    await updateProductRow(tx, ctx.shop.id, id, data, ctx.clock.now());
+  });
+}
