@@ -1,0 +1,90 @@
+import type { IntervalUnit } from '../billing/interval.js';
+import type { Queryable } from '../db/db.js';
+import { listPage } from '../db/list.js';
+import type { ListParams } from '../http/pagination.js';
+
+export interface PlanRow {
+  id: string;
+  shop_id: number;
+  title: string;
+  currency: string;
+  amount: number;
+  interval: number;
+  interval_unit: IntervalUnit;
+  trial_amount: number | null;
+  trial_interval: number | null;
+  trial_interval_unit: IntervalUnit | null;
+  trial_as_first_payment: boolean | null;
+  language: string;
+  infinite: boolean;
+  billing_cycles: number | null;
+  number_payment_attempts: number;
+  test: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What the table stores besides id, shop and timestamps. */
+export type PlanData = Omit<PlanRow, 'id' | 'shop_id' | 'created_at' | 'updated_at'>;
+
+const COLUMNS = [
+  'title',
+  'currency',
+  'amount',
+  '"interval"',
+  'interval_unit',
+  'trial_amount',
+  'trial_interval',
+  'trial_interval_unit',
+  'trial_as_first_payment',
+  'language',
+  'infinite',
+  'billing_cycles',
+  'number_payment_attempts',
+  'test',
+] as const;
+
+export async function insertPlan(
+  db: Queryable,
+  shopId: number,
+  id: string,
+  p: PlanData,
+  now: Date,
+): Promise<PlanRow> {
+  const values = [
+    id,
+    shopId,
+    p.title,
+    p.currency,
+    p.amount,
+    p.interval,
+    p.interval_unit,
+    p.trial_amount,
+    p.trial_interval,
+    p.trial_interval_unit,
+    p.trial_as_first_payment,
+    p.language,
+    p.infinite,
+    p.billing_cycles,
+    p.number_payment_attempts,
+    p.test,
+    now,
+    now,
+  ];
+  const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
+  const [row] = await db.query<PlanRow>(
+    `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
+     VALUES (${placeholders}) RETURNING *`,
+    values,
+  );
+  return row as PlanRow;
+}
+
+export async function findPlan(db: Queryable, shopId: number, id: string): Promise<PlanRow | undefined> {
+  const [row] = await db.query<PlanRow>('SELECT * FROM plans WHERE shop_id = $1 AND id = $2', [shopId, id]);
+  return row;
+}
+
+export function listPlanRows(db: Queryable, shopId: number, params: ListParams): Promise<PlanRow[]> {
+  return listPage<PlanRow>(db, 'plans', shopId, params);
+}
