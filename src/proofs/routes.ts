@@ -1,3 +1,128 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ctxOf } from '../http/ctx.js';
+import { ErrorBodySchema, errorResponses, Nullable } from '../http/schemas.js';
+import { contentDisposition, DOCUMENT_TYPES } from './document.js';
+import { getProofDocument, submitProof } from './service.js';
 
-export const proofRoutes: FastifyPluginAsyncTypebox = async () => {};
+/** Documents the request and types the handler; the verb validates it (src/http/validation.ts). */
+export const ProofInput = Type.Object({
+  request: Type.Object({
+    amount: Type.Union([Type.Integer({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\d+$' })], {
+      description: `Proven amount in minor units, 1 to ${Number.MAX_SAFE_INTEGER}`,
+    }),
+    currency: Type.String({ description: 'ISO 4217 alpha-3 code' }),
+    transaction_reference: Type.Optional(Type.String({ maxLength: 255, description: 'Receipt identifier' })),
+    skip_duplicate_check: Type.Optional(
+      Type.Boolean({ default: false, description: 'Allow a second proof for the uid within 30 seconds' }),
+    ),
+    document: Type.Object({
+      content_type: Type.Union(DOCUMENT_TYPES.map((t) => Type.Literal(t))),
+      file_name: Type.String({ maxLength: 255, description: 'Extension must fit content_type' }),
+      file_size: Type.Integer({ exclusiveMinimum: 0, description: 'Bytes of the decoded content' }),
+      content: Type.String({ description: 'The file in base64 (RFC 4648, padded, no line breaks)' }),
+      checksum: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the file, hex' }),
+    }),
+  }),
+});
+
+export const ProofTransactionSchema = Type.Object(
+  {
+    transaction: Type.Object(
+      {
+        uid: Type.String(),
+        status: Type.String({ description: 'successful: the proof was received and stored' }),
+        message: Type.String(),
+        amount: Type.Integer(),
+        parent_uid: Type.String(),
+        currency: Type.String(),
+        type: Type.Literal('proof'),
+        proof: Type.Object(
+          {
+            message: Type.String(),
+            ref_id: Nullable(Type.String()),
+            gateway_id: Type.Integer(),
+            status: Type.Union([Type.Literal('successful'), Type.Literal('failed')], {
+              description: 'successful when amount and currency equal the transaction, failed otherwise',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'ProofTransaction' },
+);
+
+// Sent as the raw bytes with the stored content type; the schema only documents that, per media type.
+const DocumentBytes = Type.Unsafe<Buffer>({
+  description: 'The document exactly as sent, with its content type',
+  content: Object.fromEntries(
+    DOCUMENT_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }]),
+  ),
+});
+
+const UidParams = Type.Object({ uid: Type.String() });
+
+/**
+ * The route's body limit, raised for this route only: base64 is 4/3 of the bytes, up to 1/8 more
+ * for JSON encoders that escape '/' as '\/', and 64 KiB for the other fields. The exact rule
+ * (decoded bytes ≤ PROOF_MAX_BYTES) is checked by the verb; this only stops reading sooner.
+ */
+export function proofBodyLimit(maxBytes: number): number {
+  const base64 = Math.ceil(maxBytes / 3) * 4;
+  return base64 + Math.ceil(base64 / 8) + 64 * 1024;
+}
+
+// `alt` is the seed's name for the area; `beyag` is the platform's own (decisions.md): one handler each.
+const AREAS = ['/alt', '/beyag'] as const;
+
+export const proofRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const bodyLimit = proofBodyLimit(app.services.config.proofMaxBytes);
+  for (const area of AREAS) {
+    const alias = area === '/alt' ? '' : ' (alias of /alt)';
+    app.post(
+      `${area}/transactions/:uid/proof`,
+      {
+        bodyLimit,
+        schema: {
+          tags: ['payment proof'],
+          summary: `Submit a payment proof for a transaction${alias}`,
+          params: UidParams,
+          body: ProofInput,
+          response: { 200: ProofTransactionSchema, 413: ErrorBodySchema, ...errorResponses },
+        },
+      },
+      // 200, not 201: the seed shows no code and the platform's transaction endpoints answer 200.
+      async (request) => ({
+        transaction: await submitProof(
+          ctxOf(request),
+          request.params.uid,
+          request.body as unknown as Record<string, unknown>,
+        ),
+      }),
+    );
+
+    app.get(
+      `${area}/transactions/:uid/proof/document`,
+      {
+        schema: {
+          tags: ['payment proof'],
+          summary: `Download the proof document (by transaction uid: the newest; or by proof uid)${alias}`,
+          params: UidParams,
+          response: { 200: DocumentBytes, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const doc = await getProofDocument(ctxOf(request), request.params.uid);
+        return reply
+          .type(doc.content_type)
+          .header('content-disposition', contentDisposition(doc.file_name))
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'private, no-store')
+          .send(doc.content);
+      },
+    );
+  }
+};

@@ -1,0 +1,82 @@
+import type { Queryable, Tx } from '../db/db.js';
+
+export interface NewProofDocument {
+  checksum: string;
+  content: Buffer;
+  contentType: string;
+}
+
+/** Stores a document once per content; a second proof with the same bytes reuses the row. */
+export async function saveDocument(tx: Tx, doc: NewProofDocument, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO proof_documents (checksum, content, content_type, size, created_at)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (checksum) DO NOTHING`,
+    [doc.checksum, doc.content, doc.contentType, doc.content.length, now],
+  );
+}
+
+export interface ProofLink {
+  uid: string;
+  parentUid: string;
+  shopId: number;
+  checksum: string;
+  fileName: string;
+  transactionReference: string | null;
+}
+
+export async function insertProofLink(tx: Tx, link: ProofLink, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO proofs (uid, parent_uid, shop_id, checksum, file_name, transaction_reference, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [link.uid, link.parentUid, link.shopId, link.checksum, link.fileName, link.transactionReference, now],
+  );
+}
+
+/** When the newest proof of a parent was received; read under the parent's row lock. */
+export async function latestProofAt(tx: Tx, parentUid: string): Promise<Date | undefined> {
+  const [row] = await tx.query<{ created_at: Date }>(
+    'SELECT created_at FROM proofs WHERE parent_uid = $1 ORDER BY seq DESC LIMIT 1',
+    [parentUid],
+  );
+  return row?.created_at;
+}
+
+export interface StoredDocument {
+  proof_uid: string;
+  file_name: string;
+  content_type: string;
+  content: Buffer;
+}
+
+// pg returns bytea as a Buffer, PGlite as a plain Uint8Array: one shape for the callers.
+function toBuffer(v: Uint8Array): Buffer {
+  return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/**
+ * The document of a shop's proof, by the proof's own uid or by its parent's uid (then the newest
+ * proof of that parent). A parent is never itself a proof, so one uid cannot mean both.
+ */
+export async function findDocument(
+  db: Queryable,
+  shopId: number,
+  uid: string,
+): Promise<StoredDocument | undefined> {
+  const [row] = await db.query<StoredDocument & { content: Uint8Array }>(
+    `SELECT p.uid AS proof_uid, p.file_name, d.content_type, d.content
+       FROM proofs p JOIN proof_documents d ON d.checksum = p.checksum
+      WHERE p.shop_id = $1 AND (p.uid = $2 OR p.parent_uid = $2)
+      ORDER BY p.seq DESC LIMIT 1`,
+    [shopId, uid],
+  );
+  return row ? { ...row, content: toBuffer(row.content) } : undefined;
+}
+
+/** How many stored documents have this checksum (0 or 1): for checking de-duplication. */
+export async function countDocuments(db: Queryable, checksum: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM proof_documents WHERE checksum = $1',
+    [checksum],
+  );
+  return row?.n ?? 0;
+}
