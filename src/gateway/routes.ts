@@ -1,3 +1,110 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { ctxOf } from '../http/ctx.js';
+import type { ErrorBody } from '../http/errors.js';
+import type { TransactionAnswer } from './answer.js';
+import { authorize, credit, pay } from './charge.js';
+import { capture, refund, voidAuthorization } from './children.js';
+import { GatewayTimeout } from './errors.js';
+import { getTransaction, transactionsByTrackingId } from './query.js';
+import {
+  CardRecordSchema,
+  ChargeBody,
+  ChildBody,
+  GatewayError,
+  gatewayErrors,
+  TokenizeBody,
+  TransactionEnvelope,
+  TransactionsEnvelope,
+} from './schemas.js';
+import { tokenize } from './tokenize.js';
 
-export const gatewayRoutes: FastifyPluginAsyncTypebox = async () => {};
+/** The card gateway in the platform's protocol: `{"request": ...}` in, `{"transaction": ...}` out. */
+
+// Every gateway route answers errors as the platform does: wrapped in `response`. Another Kopek
+// deployment may call them for a shop with its GATEWAY_TOKEN credential (service-credential.ts).
+const config = { errorEnvelope: (body: ErrorBody) => ({ response: body }), serviceCredential: true };
+const tags = ['gateway'];
+
+/**
+ * The acquirer's silence answers 504 rather than a hang, so an HTTP client sees the same unknown
+ * outcome the in-process client reports as GatewayTimeout.
+ */
+async function transaction(reply: FastifyReply, work: () => Promise<TransactionAnswer>) {
+  try {
+    return { transaction: await work() };
+  } catch (err) {
+    if (!(err instanceof GatewayTimeout)) throw err;
+    return reply.code(504).send({ response: { message: err.message, errors: { base: [err.message] } } });
+  }
+}
+
+export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const response = { 200: TransactionEnvelope, 504: GatewayError, ...gatewayErrors };
+  const charges = [
+    ['/transactions/payments', 'Payment: authorization and capture at once', pay],
+    ['/transactions/authorizations', 'Authorization: reserve the amount', authorize],
+    ['/transactions/credits', 'Credit: send money to a card', credit],
+  ] as const;
+  for (const [url, summary, verb] of charges) {
+    app.post(url, { config, schema: { tags, summary, body: ChargeBody, response } }, (request, reply) =>
+      transaction(reply, () => verb(ctxOf(request), request.body)),
+    );
+  }
+
+  const children = [
+    ['/transactions/captures', 'Capture an authorization (once, at most its amount)', capture],
+    ['/transactions/voids', 'Void an uncaptured authorization (once)', voidAuthorization],
+    ['/transactions/refunds', 'Refund a payment or capture; reason required', refund],
+  ] as const;
+  for (const [url, summary, verb] of children) {
+    app.post(url, { config, schema: { tags, summary, body: ChildBody, response } }, (request, reply) =>
+      transaction(reply, () => verb(ctxOf(request), request.body)),
+    );
+  }
+
+  app.post(
+    '/credit_cards',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Tokenize a card, or update holder and expiry of a token',
+        body: TokenizeBody,
+        response: { 200: CardRecordSchema, ...gatewayErrors },
+      },
+    },
+    (request) => tokenize(ctxOf(request), request.body),
+  );
+
+  app.get(
+    '/transactions/:uid',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'A transaction by uid',
+        params: Type.Object({ uid: Type.String() }),
+        response,
+      },
+    },
+    async (request) => ({ transaction: await getTransaction(ctxOf(request), request.params.uid) }),
+  );
+
+  app.get(
+    '/v2/transactions/tracking_id/:tracking_id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Every transaction with this tracking_id, the first first',
+        params: Type.Object({ tracking_id: Type.String() }),
+        response: { 200: TransactionsEnvelope, ...gatewayErrors },
+      },
+    },
+    async (request) => ({
+      transactions: await transactionsByTrackingId(ctxOf(request), request.params.tracking_id),
+    }),
+  );
+};

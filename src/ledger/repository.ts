@@ -195,3 +195,20 @@ export function historyOf(
 ): Promise<{ status: string; message: string | null; at: Date }[]> {
   return db.query('SELECT status, message, at FROM transaction_history WHERE uid = $1 ORDER BY seq', [uid]);
 }
+
+/**
+ * A transaction by uid whatever its shop, locked: for steps that arrive without a shop's credentials,
+ * such as the cardholder's 3-D Secure step at /process/{uid}, where the uid itself is the reference.
+ */
+export async function lockTransactionByUid(db: Tx, uid: string): Promise<TransactionRow | undefined> {
+  if (!UUID.test(uid)) return undefined;
+  const [row] = await db.query<TransactionRow>('SELECT * FROM transactions WHERE uid = $1 FOR UPDATE', [uid]);
+  return row;
+}
+
+/** The same without a lock, for reading (the 3-D Secure page before the cardholder acts). */
+export async function findTransactionByUid(db: Queryable, uid: string): Promise<TransactionRow | undefined> {
+  if (!UUID.test(uid)) return undefined;
+  const [row] = await db.query<TransactionRow>('SELECT * FROM transactions WHERE uid = $1', [uid]);
+  return row;
+}

@@ -1,0 +1,32 @@
+import type { CardRow } from '../cards/repository.js';
+import { type CardInput, CardMsg, isExpired } from '../cards/validation.js';
+import { findCard, revealNumber, storeCard } from '../cards/vault.js';
+import type { Ctx } from '../context.js';
+import type { Queryable } from '../db/db.js';
+import { ApiError } from '../http/errors.js';
+
+/** The card a charge uses: its vault row and, for the acquirer's decision only, its clear number. */
+export interface ChargeCard {
+  row: CardRow;
+  number: string;
+  /** Only a stored card can have expired since; a new one was checked when it arrived. */
+  expired: boolean;
+}
+
+/**
+ * The card of a request: a token is looked up among the shop's cards (another shop's token does not
+ * exist here), a full card is stored under a new token. Call inside the verb's transaction.
+ */
+export async function cardOf(db: Queryable, ctx: Ctx, card: CardInput, now: Date): Promise<ChargeCard> {
+  if (card.kind === 'token') {
+    const row = await findCard(db, ctx.shop.id, card.token);
+    if (!row) throw ApiError.validation({ credit_card: { token: [CardMsg.unknownToken] } });
+    return {
+      row,
+      number: revealNumber(ctx.masterKey, row),
+      expired: isExpired(row.exp_month, row.exp_year, now),
+    };
+  }
+  const row = await storeCard(db, ctx.masterKey, ctx.shop.id, card, now);
+  return { row, number: card.number, expired: false };
+}
