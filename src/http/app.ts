@@ -10,6 +10,7 @@ import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
 import { proofRoutes } from '../proofs/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
+import { subscriptionRoutes } from '../subscriptions/routes.js';
 import { registerAuth } from './auth.js';
 import { registerErrorHandler } from './error-handler.js';
 import { registerIdempotency } from './idempotency.js';
@@ -37,6 +38,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Fastify parses text/plain by default; the API speaks JSON only, so such a body is a 415, not a
+  // string that later fails validation as "not an object".
+  app.removeContentTypeParser('text/plain');
 
   const services: Services = { ...opts, log: app.log };
   app.decorate('services', services);
@@ -88,6 +92,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(planRoutes);
   await app.register(gatewayRoutes);
   await app.register(proofRoutes);
+  await app.register(subscriptionRoutes);
   return app;
 }
 

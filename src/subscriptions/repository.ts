@@ -1,0 +1,273 @@
+import type { CardRecord } from '../cards/vault.js';
+import type { Queryable, Tx } from '../db/db.js';
+import { unknownCursor } from '../http/pagination.js';
+import type { TransactionSummary } from './view.js';
+
+export type SubscriptionState =
+  | 'pending'
+  | 'redirecting'
+  | 'trial'
+  | 'trial_processing'
+  | 'processing'
+  | 'active'
+  | 'failed'
+  | 'error'
+  | 'canceled';
+
+export const SUBSCRIPTION_STATES: readonly SubscriptionState[] = [
+  'pending',
+  'redirecting',
+  'trial',
+  'trial_processing',
+  'processing',
+  'active',
+  'failed',
+  'error',
+  'canceled',
+];
+
+export interface SubscriptionRow {
+  id: string;
+  shop_id: number;
+  plan_id: string;
+  customer_id: string | null;
+  card_token: string | null;
+  card: CardRecord | null;
+  state: SubscriptionState;
+  tracking_id: string | null;
+  device_id: string | null;
+  return_url: string | null;
+  notification_url: string | null;
+  additional_data: Record<string, unknown>;
+  receipt_text: string[] | null;
+  avs_cvc_verification: Record<string, unknown> | null;
+  settings: Record<string, unknown> | null;
+  language: string;
+  dynamic_billing_descriptor: string | null;
+  billing_anchor: Date;
+  billing_day: number;
+  renew_at: Date | null;
+  active_to: Date | null;
+  paid_billing_cycles: number;
+  number_failed_payment_attempts: number;
+  last_transaction: TransactionSummary | null;
+  cancel_reason: string | null;
+  cancelled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewSubscription = Omit<
+  SubscriptionRow,
+  | 'paid_billing_cycles'
+  | 'number_failed_payment_attempts'
+  | 'last_transaction'
+  | 'cancel_reason'
+  | 'cancelled_at'
+  | 'created_at'
+  | 'updated_at'
+>;
+
+const JSON_COLUMNS = new Set([
+  'additional_data',
+  'receipt_text',
+  'avs_cvc_verification',
+  'settings',
+  'card',
+  'last_transaction',
+]);
+const json = (c: string, v: unknown) =>
+  JSON_COLUMNS.has(c) && v !== null && v !== undefined ? JSON.stringify(v) : v;
+
+export async function insertSubscription(
+  db: Queryable,
+  s: NewSubscription,
+  now: Date,
+): Promise<SubscriptionRow> {
+  const columns = Object.keys(s);
+  const values = columns.map((c) => json(c, (s as unknown as Record<string, unknown>)[c]));
+  const [row] = await db.query<SubscriptionRow>(
+    `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
+     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})
+     RETURNING *`,
+    [...values, now],
+  );
+  return row as SubscriptionRow;
+}
+
+export type SubscriptionChange = Partial<
+  Pick<
+    SubscriptionRow,
+    | 'state'
+    | 'renew_at'
+    | 'active_to'
+    | 'paid_billing_cycles'
+    | 'number_failed_payment_attempts'
+    | 'last_transaction'
+    | 'cancel_reason'
+    | 'cancelled_at'
+  >
+>;
+
+export async function updateSubscription(
+  db: Queryable,
+  id: string,
+  change: SubscriptionChange,
+  now: Date,
+): Promise<SubscriptionRow> {
+  const columns = Object.keys(change);
+  const sets = columns.map((c, i) => `${c} = $${i + 2}`);
+  const [row] = await db.query<SubscriptionRow>(
+    `UPDATE subscriptions SET ${[...sets, `updated_at = $${columns.length + 2}`].join(', ')} WHERE id = $1 RETURNING *`,
+    [id, ...columns.map((c) => json(c, (change as Record<string, unknown>)[c])), now],
+  );
+  if (!row) throw new Error(`subscription ${id} vanished during an update`);
+  return row;
+}
+
+export async function findSubscription(
+  db: Queryable,
+  shopId: number,
+  id: string,
+): Promise<SubscriptionRow | undefined> {
+  const [row] = await db.query<SubscriptionRow>(
+    'SELECT * FROM subscriptions WHERE shop_id = $1 AND id = $2',
+    [shopId, id],
+  );
+  return row;
+}
+
+export async function lockSubscription(
+  db: Tx,
+  shopId: number,
+  id: string,
+): Promise<SubscriptionRow | undefined> {
+  const [row] = await db.query<SubscriptionRow>(
+    'SELECT * FROM subscriptions WHERE shop_id = $1 AND id = $2 FOR UPDATE',
+    [shopId, id],
+  );
+  return row;
+}
+
+export interface SubscriptionFilter {
+  trackingId?: string | undefined;
+  state?: string | undefined;
+  customerId?: string | undefined;
+  planId?: string | undefined;
+}
+
+/**
+ * A page of a shop's subscriptions. Newest first, except when filtering by tracking_id: then the
+ * first match comes first, as the seed says a lookup by tracking_id returns the first match.
+ */
+export async function listSubscriptions(
+  db: Queryable,
+  shopId: number,
+  filter: SubscriptionFilter,
+  limit: number,
+  startingAfter: string | undefined,
+): Promise<SubscriptionRow[]> {
+  const values: unknown[] = [shopId, limit + 1];
+  const where = ['shop_id = $1'];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    where.push(sql.replace('?', `$${values.length}`));
+  };
+  if (filter.trackingId !== undefined) add('tracking_id = ?', filter.trackingId);
+  if (filter.state !== undefined) add('state = ?', filter.state);
+  if (filter.customerId !== undefined) add('customer_id = ?', filter.customerId);
+  if (filter.planId !== undefined) add('plan_id = ?', filter.planId);
+  const ascending = filter.trackingId !== undefined;
+  if (startingAfter !== undefined) {
+    const [cursor] = await db.query<{ seq: number }>(
+      'SELECT seq FROM subscriptions WHERE shop_id = $1 AND id = $2',
+      [shopId, startingAfter],
+    );
+    if (!cursor) throw unknownCursor();
+    add(ascending ? 'seq > ?' : 'seq < ?', cursor.seq);
+  }
+  return db.query<SubscriptionRow>(
+    `SELECT * FROM subscriptions WHERE ${where.join(' AND ')} ORDER BY seq ${ascending ? 'ASC' : 'DESC'} LIMIT $2`,
+    values,
+  );
+}
+
+/** Charge statuses that still wait for the gateway's final answer. */
+const OPEN_CHARGE = "status IN ('pending', 'unknown', 'incomplete')";
+
+export interface ChargeRow {
+  subscription_id: string;
+  period: number;
+  amount: number;
+  currency: string;
+  status: string;
+  transaction_uid: string | null;
+  attempts: number;
+}
+
+/** Claims the charge of one period; false when it was already claimed (never charge twice). */
+export async function claimCharge(
+  db: Queryable,
+  c: { subscriptionId: string; period: number; amount: number; currency: string },
+  now: Date,
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO subscription_charges (subscription_id, period, amount, currency, status, attempts, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'pending', 1, $5, $5) ON CONFLICT DO NOTHING RETURNING period`,
+    [c.subscriptionId, c.period, c.amount, c.currency, now],
+  );
+  return rows.length > 0;
+}
+
+export async function recordCharge(
+  db: Queryable,
+  subscriptionId: string,
+  period: number,
+  status: string,
+  transactionUid: string | null,
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE subscription_charges SET status = $3, transaction_uid = COALESCE($4, transaction_uid), updated_at = $5
+     WHERE subscription_id = $1 AND period = $2`,
+    [subscriptionId, period, status, transactionUid, now],
+  );
+}
+
+/**
+ * Locks the charge of `period` while it still waits for an answer; undefined once an answer was
+ * recorded, so two settlers (a read and the 3-D Secure page, say) apply one answer once.
+ */
+export async function lockOpenCharge(
+  db: Tx,
+  subscriptionId: string,
+  period: number,
+): Promise<ChargeRow | undefined> {
+  const [row] = await db.query<ChargeRow>(
+    `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND period = $2 AND ${OPEN_CHARGE} FOR UPDATE`,
+    [subscriptionId, period],
+  );
+  return row;
+}
+
+export async function openCharge(db: Queryable, subscriptionId: string): Promise<ChargeRow | undefined> {
+  const [row] = await db.query<ChargeRow>(
+    `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND ${OPEN_CHARGE}
+     ORDER BY period DESC LIMIT 1`,
+    [subscriptionId],
+  );
+  return row;
+}
+
+/** The subscription whose charge is this gateway transaction (after a 3-D Secure step, say). */
+export async function subscriptionOfTransaction(
+  db: Queryable,
+  uid: string,
+): Promise<SubscriptionRow | undefined> {
+  const [row] = await db.query<SubscriptionRow>(
+    `SELECT s.* FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id
+     WHERE c.transaction_uid = $1`,
+    [uid],
+  );
+  return row;
+}

@@ -1,0 +1,201 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { CustomerInput } from '../customers/routes.js';
+import { ctxOf, publicUrlOf } from '../http/ctx.js';
+import { ErrorCollector } from '../http/errors.js';
+import { page, parseListQuery } from '../http/pagination.js';
+import { errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
+import { PlanInput, PlanSchema } from '../plans/schemas.js';
+import { SUBSCRIPTION_STATES } from './repository.js';
+import {
+  cancelSubscription,
+  createSubscription,
+  getSubscription,
+  listSubscriptionsOfShop,
+} from './service.js';
+
+const Str = Type.String();
+const CardSchema = Type.Object(
+  {
+    holder: Type.Optional(Str),
+    stamp: Type.Optional(Str),
+    brand: Type.Optional(Str),
+    last_4: Type.Optional(Str),
+    first_1: Type.Optional(Str),
+    bin: Type.Optional(Str),
+    issuer_country: Type.Optional(Nullable(Str)),
+    issuer_name: Type.Optional(Nullable(Str)),
+    product: Type.Optional(Nullable(Str)),
+    token: Type.Optional(Str),
+    token_provider: Type.Optional(Nullable(Str)),
+    exp_month: Type.Optional(Type.Integer()),
+    exp_year: Type.Optional(Type.Integer()),
+  },
+  { description: 'Empty object before the card is entered' },
+);
+const CustomerOut = Type.Partial(
+  Type.Object({
+    id: Str,
+    first_name: Nullable(Str),
+    last_name: Nullable(Str),
+    address: Nullable(Str),
+    city: Nullable(Str),
+    country: Nullable(Str),
+    zip: Nullable(Str),
+    state: Nullable(Str),
+    phone: Nullable(Str),
+    email: Str,
+    ip: Str,
+  }),
+  { description: 'Empty object, or the customer with its id' },
+);
+const TransactionSummarySchema = Type.Object({
+  uid: Str,
+  status: Str,
+  message: Nullable(Str),
+  created_at: Str,
+  redirect_url: Type.Optional(Str),
+});
+
+export const SubscriptionSchema = Type.Object(
+  {
+    id: Str,
+    state: Type.String({ enum: [...SUBSCRIPTION_STATES] }),
+    tracking_id: Nullable(Str),
+    device_id: Nullable(Str),
+    created_at: Str,
+    updated_at: Str,
+    renew_at: Nullable(Str),
+    active_to: Nullable(Str),
+    card: CardSchema,
+    customer: CustomerOut,
+    paid_billing_cycles: Type.Integer(),
+    number_failed_payment_attempts: Type.Integer(),
+    additional_data: FreeObject,
+    plan: PlanSchema,
+    last_transaction: Nullable(TransactionSummarySchema),
+    return_url: Nullable(Str),
+    notification_url: Nullable(Str),
+    receipt_text: Nullable(Type.Array(Str)),
+    avs_cvc_verification: Nullable(FreeObject),
+    settings: Nullable(FreeObject),
+    language: Str,
+    dynamic_billing_descriptor: Nullable(Str),
+    redirect_url: Type.Optional(Str),
+    token: Type.Optional(Str),
+    cancel_reason: Type.Optional(Nullable(Str)),
+    cancelled_at: Type.Optional(Str),
+    transaction: Type.Optional(Nullable(TransactionSummarySchema)),
+  },
+  { $id: 'Subscription' },
+);
+
+const SubscriptionInput = Type.Object({
+  plan: Type.Union([Type.Object({ id: Str }), PlanInput]),
+  customer: Type.Optional(Type.Union([Type.Object({ id: Str }), CustomerInput])),
+  card: Type.Optional(
+    Type.Object({
+      number: Type.Optional(Str),
+      verification_value: Type.Optional(Str),
+      holder: Type.Optional(Str),
+      exp_month: Type.Optional(Str),
+      exp_year: Type.Optional(Str),
+      token: Type.Optional(Str),
+    }),
+  ),
+  tracking_id: Type.Optional(Type.String({ maxLength: 255 })),
+  device_id: Type.Optional(Str),
+  return_url: Type.Optional(Str),
+  notification_url: Type.Optional(Str),
+  additional_data: Type.Optional(FreeObject),
+  receipt_text: Type.Optional(Type.Array(Str)),
+  avs_cvc_verification: Type.Optional(FreeObject),
+  settings: Type.Optional(FreeObject),
+  language: Type.Optional(Str),
+  dynamic_billing_descriptor: Type.Optional(Str),
+});
+
+const ListSubscriptionsQuery = Type.Object({
+  limit: Type.Optional(Str),
+  starting_after: Type.Optional(Str),
+  tracking_id: Type.Optional(Str),
+  state: Type.Optional(Str),
+  customer_id: Type.Optional(Str),
+  plan_id: Type.Optional(Str),
+});
+
+export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['subscriptions'];
+  app.post(
+    '/subscriptions',
+    {
+      schema: {
+        tags,
+        summary: 'Create a subscription (redirect variant without a card, card variant with one)',
+        body: SubscriptionInput,
+        response: { 201: SubscriptionSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const sub = await createSubscription(ctxOf(request), request.body as Record<string, unknown>);
+      return reply.code(201).send(sub);
+    },
+  );
+
+  app.get(
+    '/subscriptions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a subscription',
+        params: IdParams,
+        response: { 200: SubscriptionSchema, ...errorResponses },
+      },
+    },
+    async (request) => getSubscription(ctxOf(request), request.params.id),
+  );
+
+  app.get(
+    '/subscriptions',
+    {
+      schema: {
+        tags,
+        summary: 'List subscriptions: newest first, or first match first when filtered by tracking_id',
+        querystring: ListSubscriptionsQuery,
+        response: { 200: Type.Array(SubscriptionSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const params = parseListQuery(q);
+      if (q.state !== undefined && !(SUBSCRIPTION_STATES as readonly string[]).includes(q.state)) {
+        const errors = new ErrorCollector();
+        errors.add('state', 'is not included in the list');
+        errors.throwIfAny();
+      }
+      const filter = {
+        trackingId: q.tracking_id,
+        state: q.state,
+        customerId: q.customer_id,
+        planId: q.plan_id,
+      };
+      const rows = await listSubscriptionsOfShop(ctxOf(request), filter, params.limit, params.startingAfter);
+      return page(reply, publicUrlOf(request), params, rows);
+    },
+  );
+
+  app.post(
+    '/subscriptions/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a subscription',
+        params: IdParams,
+        body: Type.Object({ cancel_reason: Str }),
+        response: { 200: SubscriptionSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      cancelSubscription(ctxOf(request), request.params.id, request.body as Record<string, unknown>),
+  );
+};

@@ -1,0 +1,155 @@
+import {
+  checkoutOfSubscription,
+  checkoutUrl,
+  closeCheckoutsOf,
+  openCheckout,
+} from '../checkout/repository.js';
+import type { Ctx } from '../context.js';
+import { findCustomer, insertCustomer } from '../customers/repository.js';
+import { ApiError, ErrorCollector } from '../http/errors.js';
+import { Fields } from '../http/rules.js';
+import { newId } from '../ids.js';
+import { findPlanOfShop, type Plan, savePlan } from '../plans/service.js';
+import { takeFirstCharge, tokenizeCard } from './charge.js';
+import { checkSubscriptionInput } from './input.js';
+import {
+  claimCharge,
+  findSubscription,
+  insertSubscription,
+  listSubscriptions,
+  lockSubscription,
+  type SubscriptionFilter,
+  type SubscriptionRow,
+  updateSubscription,
+} from './repository.js';
+import { firstSchedule } from './schedule.js';
+import { settleOpenCharge } from './settle.js';
+import { type Subscription, toSubscription } from './view.js';
+
+export async function viewOf(ctx: Ctx, row: SubscriptionRow, plan?: Plan): Promise<Subscription> {
+  const [p, customer, checkout] = await Promise.all([
+    plan ?? findPlanOfShop(ctx, row.plan_id),
+    row.customer_id ? findCustomer(ctx.db, ctx.shop.id, row.customer_id) : undefined,
+    row.state === 'redirecting' && !row.card ? checkoutOfSubscription(ctx.db, row.id) : undefined,
+  ]);
+  if (!p) throw new Error(`plan ${row.plan_id} of subscription ${row.id} is missing`);
+  return toSubscription({
+    row,
+    plan: p,
+    customer,
+    checkout: checkout && { url: checkoutUrl(ctx.config.checkoutUrl, checkout.token), token: checkout.token },
+  });
+}
+
+/**
+ * Creates a subscription. With a card: the card is tokenized, the subscription stored, and its first
+ * charge taken (unless a free trial defers it). Without one: the subscription waits in `redirecting`
+ * for the customer on the hosted payment page.
+ */
+export async function createSubscription(ctx: Ctx, body: Record<string, unknown>): Promise<Subscription> {
+  const input = await checkSubscriptionInput(ctx, body, ctx.db);
+  const card = input.card ? await tokenizeCard(ctx, input.card) : undefined;
+  const now = ctx.clock.now();
+
+  const { row, plan, charge } = await ctx.db.tx(async (tx) => {
+    const plan = 'existing' in input.plan ? input.plan.existing : await savePlan(ctx, input.plan.create, tx);
+    let customerId: string | null = null;
+    if (input.customer && 'existing' in input.customer) customerId = input.customer.existing.id;
+    else if (input.customer) {
+      customerId = (
+        await insertCustomer(tx, ctx.shop.id, { id: newId('cst'), ...input.customer.create }, now)
+      ).id;
+    }
+    const schedule = card ? firstSchedule(plan, now) : undefined;
+    const sub = await insertSubscription(
+      tx,
+      {
+        id: newId('sbs'),
+        shop_id: ctx.shop.id,
+        plan_id: plan.id,
+        customer_id: customerId,
+        card_token: card?.token ?? null,
+        card: card ?? null,
+        state: schedule?.state ?? 'redirecting',
+        tracking_id: input.trackingId,
+        device_id: input.deviceId,
+        return_url: input.returnUrl,
+        notification_url: input.notificationUrl,
+        additional_data: input.additionalData,
+        receipt_text: input.receiptText,
+        avs_cvc_verification: input.avsCvcVerification,
+        settings: input.settings,
+        language: input.language,
+        dynamic_billing_descriptor: input.dynamicBillingDescriptor,
+        billing_anchor: schedule?.anchor ?? now,
+        billing_day: schedule?.anchorDay ?? now.getUTCDate(),
+        renew_at: schedule?.renewAt ?? null,
+        active_to: schedule?.activeTo ?? null,
+      },
+      now,
+    );
+    if (!card) await openCheckout(tx, ctx.shop.id, sub.id, now);
+    const charge = schedule?.charge ?? null;
+    if (charge) {
+      await claimCharge(
+        tx,
+        { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
+        now,
+      );
+    }
+    return { row: sub, plan, charge };
+  });
+
+  if (!charge || !card) return viewOf(ctx, row, plan);
+  const charged = await takeFirstCharge(ctx, row, plan, charge, input.card?.cvc);
+  return viewOf(ctx, charged, plan);
+}
+
+export async function getSubscription(ctx: Ctx, id: string): Promise<Subscription> {
+  let row = await findSubscription(ctx.db, ctx.shop.id, id);
+  if (!row) throw ApiError.notFound();
+  row = await settleOpenCharge(ctx, row);
+  return viewOf(ctx, row);
+}
+
+export async function listSubscriptionsOfShop(
+  ctx: Ctx,
+  filter: SubscriptionFilter,
+  limit: number,
+  startingAfter: string | undefined,
+): Promise<Subscription[]> {
+  const rows = await listSubscriptions(ctx.db, ctx.shop.id, filter, limit, startingAfter);
+  return Promise.all(rows.map((r) => viewOf(ctx, r)));
+}
+
+/** Cancels on the shop's request; a subscription already ended is a clear 422, not a second cancel. */
+export async function cancelSubscription(
+  ctx: Ctx,
+  id: string,
+  body: Record<string, unknown>,
+): Promise<Subscription> {
+  const errors = new ErrorCollector();
+  const reason = new Fields(body, errors).string('cancel_reason', { required: true, max: 1024 });
+  errors.throwIfAny();
+  const row = await ctx.db.tx(async (tx) => {
+    const sub = await lockSubscription(tx, ctx.shop.id, id);
+    if (!sub) throw ApiError.notFound();
+    if (sub.cancelled_at) {
+      throw ApiError.validation({
+        base: [
+          `Subscription is already ${sub.state === 'canceled' ? 'canceled' : `${sub.state} and cancelled`}`,
+        ],
+      });
+    }
+    const now = ctx.clock.now();
+    // The hosted page of a redirect subscription must not take money for a cancelled one.
+    await closeCheckoutsOf(tx, id, now);
+    return updateSubscription(
+      tx,
+      id,
+      { state: 'canceled', cancel_reason: reason as string, cancelled_at: now, renew_at: null },
+      now,
+    );
+  });
+  return viewOf(ctx, row);
+}

@@ -1,0 +1,89 @@
+import type { Ctx, Services } from '../context.js';
+import type { Tx } from '../db/db.js';
+import { gatewayClient, type TransactionAnswer } from '../gateway/client.js';
+import { findPlanOfShop, type Plan } from '../plans/service.js';
+import { findShopRow, toShop } from '../shops/repository.js';
+import {
+  lockOpenCharge,
+  lockSubscription,
+  openCharge,
+  recordCharge,
+  type SubscriptionRow,
+  subscriptionOfTransaction,
+  updateSubscription,
+} from './repository.js';
+import { afterFirstCharge, afterLateCharge } from './schedule.js';
+
+/** States in which the subscription waits for the answer to its first charge. */
+const IN_FLIGHT = new Set(['processing', 'trial_processing', 'redirecting']);
+const FINAL = new Set(['successful', 'failed', 'error']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The gateway's tracking id of one charge: unique, so an unknown outcome is resolved by query. */
+export function chargeTrackingId(subscriptionId: string, period: number): string {
+  return `${subscriptionId}-${period}`;
+}
+
+/**
+ * Records the gateway's answer to the charge of `period` and moves the subscription accordingly, once:
+ * the charge row is locked while still open, so whoever comes second (a concurrent read, the 3-D
+ * Secure page, the request that made the charge) finds it answered and changes nothing. A subscription
+ * cancelled meanwhile stays cancelled. Lock order: subscription, then charge (as everywhere).
+ */
+export async function applyChargeAnswer(
+  tx: Tx,
+  ctx: Pick<Ctx, 'shop' | 'clock'>,
+  subscriptionId: string,
+  plan: Plan,
+  period: number,
+  answer: TransactionAnswer,
+): Promise<SubscriptionRow> {
+  const sub = await lockSubscription(tx, ctx.shop.id, subscriptionId);
+  if (!sub) throw new Error(`subscription ${subscriptionId} vanished while its charge was answered`);
+  const charge = await lockOpenCharge(tx, subscriptionId, period);
+  if (!charge) return sub;
+  const now = ctx.clock.now();
+  await recordCharge(tx, subscriptionId, period, answer.status, answer.uid, now);
+  const change = IN_FLIGHT.has(sub.state)
+    ? afterFirstCharge(sub, plan, period, answer, now)
+    : afterLateCharge(sub, plan, period, answer);
+  return updateSubscription(tx, subscriptionId, change, now);
+}
+
+/**
+ * A charge still open (a 3-D Secure step, or a timeout with unknown outcome) is resolved by asking
+ * the gateway, never by charging again: by uid when known, else by the charge's tracking id. A
+ * final answer moves the subscription as the first charge's answer would have; otherwise nothing
+ * changes. Also for a subscription cancelled while its charge was open: the money may have moved.
+ */
+export async function settleOpenCharge(ctx: Ctx, row: SubscriptionRow): Promise<SubscriptionRow> {
+  if (!row.card_token) return row;
+  const charge = await openCharge(ctx.db, row.id);
+  if (!charge) return row;
+  const gateway = gatewayClient(ctx);
+  let answer: TransactionAnswer | undefined;
+  if (charge.transaction_uid) answer = await gateway.query(charge.transaction_uid);
+  else {
+    const found = await gateway.queryByTrackingId(chargeTrackingId(row.id, charge.period));
+    answer = found.find((t) => t.type === 'payment');
+  }
+  if (!answer || !FINAL.has(answer.status)) return row;
+  const plan = await findPlanOfShop(ctx, row.plan_id);
+  if (!plan) return row;
+  const final = answer;
+  return ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, row.id, plan, charge.period, final));
+}
+
+/**
+ * After the cardholder finished a 3-D Secure step for transaction `uid`: settles the subscription
+ * whose charge it was, if any. Called by the gateway's /process page, which has no shop credentials.
+ */
+export async function settleSubscriptionOfTransaction(services: Services, uid: string): Promise<void> {
+  // The uid comes from a URL: anything but a UUID cannot be a charge (and would upset the uuid column).
+  if (!UUID.test(uid)) return;
+  const row = await subscriptionOfTransaction(services.db, uid);
+  if (!row) return;
+  const shop = await findShopRow(services.db, row.shop_id);
+  if (!shop) return;
+  await settleOpenCharge({ ...services, shop: toShop(shop) }, row);
+}

@@ -1,0 +1,97 @@
+import type { CardRecord } from '../cards/vault.js';
+import type { CustomerRow } from '../customers/repository.js';
+import { type Customer, toCustomer } from '../customers/service.js';
+import type { TransactionAnswer } from '../gateway/client.js';
+import type { Plan } from '../plans/service.js';
+import type { SubscriptionRow } from './repository.js';
+
+export interface TransactionSummary {
+  uid: string;
+  status: string;
+  message: string | null;
+  created_at: string;
+  redirect_url?: string;
+}
+
+export interface Subscription {
+  id: string;
+  state: string;
+  tracking_id: string | null;
+  device_id: string | null;
+  created_at: string;
+  updated_at: string;
+  renew_at: string | null;
+  active_to: string | null;
+  card: CardRecord | Record<string, never>;
+  customer: Customer | Record<string, never>;
+  paid_billing_cycles: number;
+  number_failed_payment_attempts: number;
+  additional_data: Record<string, unknown>;
+  plan: Plan;
+  last_transaction: TransactionSummary | null;
+  return_url: string | null;
+  notification_url: string | null;
+  receipt_text: string[] | null;
+  avs_cvc_verification: Record<string, unknown> | null;
+  settings: Record<string, unknown> | null;
+  language: string;
+  dynamic_billing_descriptor: string | null;
+  redirect_url?: string;
+  token?: string;
+  cancel_reason?: string | null;
+  cancelled_at?: string;
+  transaction?: TransactionSummary | null;
+}
+
+export interface SubscriptionParts {
+  row: SubscriptionRow;
+  plan: Plan;
+  customer: CustomerRow | undefined;
+  /** The hosted page of the redirect variant, while the customer has not paid there. */
+  checkout: { url: string; token: string } | undefined;
+}
+
+export function summarize(t: TransactionAnswer): TransactionSummary {
+  return {
+    uid: t.uid,
+    status: t.status,
+    message: t.message,
+    created_at: t.created_at,
+    ...(t.status === 'incomplete' && t.redirect_url ? { redirect_url: t.redirect_url } : {}),
+  };
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toSubscription(p: SubscriptionParts): Subscription {
+  const { row } = p;
+  const last = row.last_transaction;
+  return {
+    id: row.id,
+    state: row.state,
+    tracking_id: row.tracking_id,
+    device_id: row.device_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    renew_at: iso(row.renew_at),
+    active_to: iso(row.active_to),
+    card: row.card ?? {},
+    customer: p.customer ? toCustomer(p.customer) : {},
+    paid_billing_cycles: row.paid_billing_cycles,
+    number_failed_payment_attempts: row.number_failed_payment_attempts,
+    additional_data: row.additional_data,
+    plan: p.plan,
+    last_transaction: last,
+    return_url: row.return_url,
+    notification_url: row.notification_url,
+    receipt_text: row.receipt_text,
+    avs_cvc_verification: row.avs_cvc_verification,
+    settings: row.settings,
+    language: row.language,
+    dynamic_billing_descriptor: row.dynamic_billing_descriptor,
+    ...(p.checkout ? { redirect_url: p.checkout.url, token: p.checkout.token } : {}),
+    ...(row.cancelled_at
+      ? { cancel_reason: row.cancel_reason, cancelled_at: row.cancelled_at.toISOString(), transaction: last }
+      : {}),
+  };
+}
