@@ -6,7 +6,13 @@ import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
 import { startRuntime } from './server.js';
 import { countShops, listShopRows } from './shops/repository.js';
-import { type CreatedShop, createShop, ShopInputError } from './shops/service.js';
+import {
+  type CreatedShop,
+  type CreateShopInput,
+  checkShopInput,
+  createShop,
+  ShopInputError,
+} from './shops/service.js';
 
 const USAGE = `Usage: kopek <command>
 
@@ -116,18 +122,17 @@ async function main(argv: string[]): Promise<number> {
     });
     if (values.id !== undefined && !/^\d+$/.test(values.id))
       throw new ShopInputError('--id must be a whole number');
+    const input: CreateShopInput = {
+      ...(values.id !== undefined ? { id: Number(values.id) } : {}),
+      ...(values.secret !== undefined ? { secret: values.secret } : {}),
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      threeDs: values['3ds'],
+      test: values.test,
+    };
+    checkShopInput(input);
     return withDb(async ({ config, db, masterKey }) => {
       await migrate(db);
-      const created = await createShop(
-        { db, clock: systemClock, masterKey },
-        {
-          ...(values.id !== undefined ? { id: Number(values.id) } : {}),
-          ...(values.secret !== undefined ? { secret: values.secret } : {}),
-          ...(values.name !== undefined ? { name: values.name } : {}),
-          threeDs: values['3ds'],
-          test: values.test,
-        },
-      );
+      const created = await createShop({ db, clock: systemClock, masterKey }, input);
       printShop(created, config.publicUrl);
       return 0;
     });
@@ -146,8 +151,13 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     });
   }
-  console.log(USAGE);
-  return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  if (command === undefined || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return 0;
+  }
+  // A mistyped command is an error: say which, on stderr, so scripts do not take usage for output.
+  console.error(`Unknown command: ${argv.join(' ')}\n\n${USAGE}`);
+  return 2;
 }
 
 main(process.argv.slice(2)).then(

@@ -11,6 +11,11 @@ export interface Config {
   gatewayUrl: string;
   /** True when GATEWAY_URL names another server: charges then go over HTTP instead of in-process. */
   gatewayRemote: boolean;
+  /**
+   * GATEWAY_TOKEN: the secret a deployment shares with its gateway. The HTTP gateway client derives
+   * each shop's gateway credential from it, and a gateway accepts that credential on its card routes.
+   */
+  gatewayToken: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   masterKey: Buffer | undefined;
@@ -91,6 +96,17 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const gatewayToken = value('GATEWAY_TOKEN')?.toLowerCase();
+  const gatewayRemote =
+    value('GATEWAY_URL') !== undefined && new URL(gatewayUrl).origin !== new URL(publicUrl).origin;
+  if (gatewayToken !== undefined && !/^[0-9a-f]{64}$/.test(gatewayToken)) {
+    problems.push('GATEWAY_TOKEN must be 64 hexadecimal characters, e.g. from `openssl rand -hex 32`');
+  } else if (gatewayToken === undefined && gatewayRemote) {
+    problems.push(
+      'GATEWAY_TOKEN is required when GATEWAY_URL names another server: set the same value there (generate one with `openssl rand -hex 32`)',
+    );
+  }
+
   const levelRaw = (value('LOG_LEVEL') ?? 'info').toLowerCase();
   let logLevel: LogLevel = 'info';
   if ((LOG_LEVELS as readonly string[]).includes(levelRaw)) logLevel = levelRaw as LogLevel;
@@ -106,8 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     checkoutUrl,
     gatewayUrl,
-    gatewayRemote:
-      value('GATEWAY_URL') !== undefined && new URL(gatewayUrl).origin !== new URL(publicUrl).origin,
+    gatewayRemote,
+    gatewayToken,
     databaseUrl,
     dataDir,
     masterKey,

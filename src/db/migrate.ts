@@ -29,11 +29,16 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * schema_migrations, so a failing one changes nothing and stops the run.
  */
 export async function migrate(db: Db, migrations: Migration[] = loadMigrations()): Promise<string[]> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY,
-    name text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
+  // Under the lock too: two instances running CREATE TABLE IF NOT EXISTS at once on a fresh
+  // PostgreSQL both pass the "not exists" check and one fails on pg_type's unique index.
+  await db.tx(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  });
   const applied: string[] = [];
   for (const m of migrations) {
     const done = await db.tx(async (tx) => {

@@ -4,8 +4,10 @@ import { ApiError } from '../http/errors.js';
 import type { TransactionAnswer } from './answer.js';
 import { authorize, credit, pay } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
+import { HttpGatewayClient } from './http-client.js';
 import type { BillingAddress, Customer } from './input.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
+import { gatewayServiceSecret } from './service-credential.js';
 import { tokenize } from './tokenize.js';
 
 export type { CardRecord } from '../cards/vault.js';
@@ -152,12 +154,17 @@ export class InProcessGatewayClient implements GatewayClient {
 }
 
 /**
- * The gateway client for a shop: in-process. (An HTTP implementation for a gateway deployed on its
- * own, when GATEWAY_URL names another server, comes with the HTTP client.)
+ * The gateway client for a shop. In-process unless GATEWAY_URL names another server
+ * (`config.gatewayRemote`): then over HTTP, as the shop, with the credential both deployments derive
+ * from GATEWAY_TOKEN (service-credential.ts; loadConfig requires the token in that case).
  */
 export function gatewayClient(ctx: Ctx): GatewayClient {
-  if (ctx.config.gatewayRemote) {
-    throw new Error('GATEWAY_URL names another server, but this build has no HTTP gateway client yet');
-  }
-  return new InProcessGatewayClient(ctx);
+  if (!ctx.config.gatewayRemote) return new InProcessGatewayClient(ctx);
+  const token = ctx.config.gatewayToken;
+  if (!token) throw new Error('GATEWAY_URL names another server, so GATEWAY_TOKEN must be set');
+  return new HttpGatewayClient({
+    url: ctx.config.gatewayUrl,
+    shopId: ctx.shop.id,
+    secret: gatewayServiceSecret(token, ctx.shop.id),
+  });
 }

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
+import { processPageRoutes } from '../gateway/process-page.js';
 import { gatewayRoutes } from '../gateway/routes.js';
 import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
@@ -57,7 +58,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   registerValidation(app);
   registerErrorHandler(app);
   registerNotFound(app);
-  registerAuth(app, new ShopAuthenticator(db));
+  registerAuth(app, new ShopAuthenticator(db, undefined, config.gatewayToken));
   registerIdempotency(app, db, clock);
   registerMetrics(app);
 
@@ -91,6 +92,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(customerRoutes);
   await app.register(planRoutes);
   await app.register(gatewayRoutes);
+  await app.register(processPageRoutes);
   await app.register(proofRoutes);
   await app.register(subscriptionRoutes);
   return app;

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes open without credentials: health, docs, metrics, hosted pages. */
     public?: boolean;
+    /** Card routes a deployment may call for a shop with the credential derived from GATEWAY_TOKEN. */
+    serviceCredential?: boolean;
   }
   interface FastifyRequest {
     shop: Shop | undefined;
@@ -34,7 +36,11 @@ export function registerAuth(app: FastifyInstance, authenticator: ShopAuthentica
         'unauthorized',
         'Authentication required: use HTTP Basic with shop id and secret key',
       );
-    const shop = await authenticator.authenticate(creds.user, creds.password);
+    const shop = await authenticator.authenticate(
+      creds.user,
+      creds.password,
+      request.routeOptions.config?.serviceCredential === true,
+    );
     if (!shop) throw ApiError.base('unauthorized', 'Invalid shop id or secret key');
     request.shop = shop;
   });

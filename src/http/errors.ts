@@ -96,9 +96,9 @@ function flatten(tree: ErrorTree, path: string[] = []): string[] {
   for (const [key, value] of Object.entries(tree)) {
     const here = [...path, key];
     if (Array.isArray(value)) {
-      // A nested `base` (errors.plan.base) says its whole sentence itself: no "Plan plan with this ID ...".
+      // Messages not tied to a field (`base`, at any depth) stand alone, capitalised: errors.plan.base
+      // already names its subject ("plan with this ID ..."), so no "Plan plan with this ID ...".
       const subject = key === 'base' ? '' : humanize(here);
-      // Messages not tied to a field (`base`, at any depth) stand alone, capitalised.
       for (const msg of value)
         out.push(subject ? `${subject} ${msg}` : msg.charAt(0).toUpperCase() + msg.slice(1));
     } else {

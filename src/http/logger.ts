@@ -23,6 +23,7 @@ export const REDACTED_PATHS = [
   '*.content',
   '*.*.number',
   '*.*.verification_value',
+  '*.*.cvc',
   '*.*.content',
   'card.number',
   'request.credit_card.number',

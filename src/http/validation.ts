@@ -1,11 +1,72 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { ErrorCollector } from './errors.js';
+
+/**
+ * PostgreSQL cannot store U+0000 in text or jsonb, and jsonb refuses an unpaired surrogate (which
+ * JSON allows as an escape): such a value would fail at INSERT as a 500. It is the client's mistake.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what has to be found
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * No API body nests anywhere near this deep; beyond it, JSON.stringify (idempotency fingerprints,
+ * jsonb columns) would overflow the stack and answer 500.
+ */
+const MAX_DEPTH = 64;
+
+interface Visit {
+  value: unknown;
+  key: string | undefined;
+  parent: Visit | undefined;
+  depth: number;
+}
+
+function pathTo(visit: Visit): string[] {
+  const path: string[] = [];
+  for (let v: Visit | undefined = visit; v; v = v.parent) if (v.key !== undefined) path.unshift(v.key);
+  return path;
+}
+
+/**
+ * Every string of the body, keys included, and its depth. A loop with parent links rather than
+ * recursion or copied paths, so even a deeply nested body costs linear time.
+ */
+function unstorableText(body: object): ErrorCollector {
+  const errors = new ErrorCollector();
+  const stack: Visit[] = [{ value: body, key: undefined, parent: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const visit = stack.pop() as Visit;
+    const { value } = visit;
+    if (typeof value === 'string') {
+      if (UNSTORABLE.test(value)) {
+        const path = pathTo(visit);
+        if (path.length > 0) errors.add(path, 'contains invalid characters');
+        else errors.add('base', 'Request body contains invalid characters');
+      }
+    } else if (typeof value === 'object' && value !== null && visit.depth >= MAX_DEPTH) {
+      errors.add('base', `Request body is nested too deeply (more than ${MAX_DEPTH} levels)`);
+    } else if (Array.isArray(value)) {
+      // Array positions point at the array field itself, as in the other validation errors.
+      for (const item of value)
+        stack.push({ value: item, key: undefined, parent: visit, depth: visit.depth + 1 });
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        if (UNSTORABLE.test(key))
+          errors.add('base', 'Request body contains a field name with invalid characters');
+        else stack.push({ value: item, key, parent: visit, depth: visit.depth + 1 });
+      }
+    }
+  }
+  return errors;
+}
 
 /**
  * Bodies are validated by the verbs themselves (they are called from pages and tests too, and report
  * every broken rule at once); the body schema documents the request and types the handler. Here a
- * body only has to be a JSON object. Query strings and path parameters are checked by Ajv.
+ * body only has to be a JSON object whose text the store can keep. Query strings and path
+ * parameters are checked by Ajv.
  */
 export function registerValidation(app: FastifyInstance): void {
   const ajv = new Ajv({
@@ -16,6 +77,9 @@ export function registerValidation(app: FastifyInstance): void {
     strict: false,
   });
   addFormats.default(ajv);
+  app.addHook('preValidation', async (request) => {
+    if (typeof request.body === 'object' && request.body !== null) unstorableText(request.body).throwIfAny();
+  });
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body') {
       return (body: unknown) => {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { deriveKey, open, seal } from '../crypto/secretbox.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
+import { gatewayServiceSecret } from '../gateway/service-credential.js';
 import { findShopRow, insertShop, type Shop, toShop } from './repository.js';
 
 export interface CreateShopInput {
@@ -29,10 +30,8 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-export async function createShop(
-  deps: { db: Db; clock: Clock; masterKey: Buffer },
-  input: CreateShopInput,
-): Promise<CreatedShop> {
+/** The CLI calls this before opening the store, so a mistyped option fails at once. */
+export function checkShopInput(input: CreateShopInput): void {
   if (
     input.id !== undefined &&
     (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > 2_147_483_647)
@@ -42,6 +41,13 @@ export async function createShop(
   if (input.secret !== undefined && !/^[0-9a-f]{64}$/i.test(input.secret)) {
     throw new ShopInputError('--secret must be 64 hexadecimal characters');
   }
+}
+
+export async function createShop(
+  deps: { db: Db; clock: Clock; masterKey: Buffer },
+  input: CreateShopInput,
+): Promise<CreatedShop> {
+  checkShopInput(input);
   const secret = (input.secret ?? randomBytes(32).toString('hex')).toLowerCase();
   const { publicKey, privateKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048,
@@ -87,9 +93,11 @@ export class ShopAuthenticator {
   constructor(
     private readonly db: Db,
     private readonly ttlMs = 5000,
+    /** GATEWAY_TOKEN: when set, routes that allow it also accept the shop's derived gateway credential. */
+    private readonly gatewayToken?: string,
   ) {}
 
-  async authenticate(shopId: string, secret: string): Promise<Shop | undefined> {
+  async authenticate(shopId: string, secret: string, allowService = false): Promise<Shop | undefined> {
     if (!/^\d{1,10}$/.test(shopId)) return undefined;
     const id = Number(shopId);
     let entry = this.#cache.get(id);
@@ -106,7 +114,12 @@ export class ShopAuthenticator {
       this.#cache.set(id, entry);
     }
     const given = createHash('sha256').update(secret, 'utf8').digest();
-    return timingSafeEqual(given, entry.secretHash) ? entry.shop : undefined;
+    if (timingSafeEqual(given, entry.secretHash)) return entry.shop;
+    if (allowService && this.gatewayToken) {
+      const service = createHash('sha256').update(gatewayServiceSecret(this.gatewayToken, id)).digest();
+      if (timingSafeEqual(given, service)) return entry.shop;
+    }
+    return undefined;
   }
 
   forget(shopId: number): void {

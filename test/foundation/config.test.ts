@@ -1,0 +1,149 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const KEY = 'ab'.repeat(32);
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has working defaults for an empty environment (embedded store)', () => {
+    const c = loadConfig({});
+    expect(c).toEqual({
+      host: '0.0.0.0',
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      checkoutUrl: 'http://localhost:3000',
+      gatewayUrl: 'http://localhost:3000',
+      gatewayRemote: false,
+      databaseUrl: undefined,
+      dataDir: resolve(process.cwd(), 'data'),
+      masterKey: undefined,
+      logLevel: 'info',
+      bodyLimit: 1024 * 1024,
+      proofMaxBytes: 10 * 1024 * 1024,
+    });
+  });
+
+  it('treats blank values as unset', () => {
+    const c = loadConfig({ PORT: '  ', LOG_LEVEL: '', PUBLIC_URL: ' ' });
+    expect(c.port).toBe(3000);
+    expect(c.logLevel).toBe('info');
+    expect(c.publicUrl).toBe('http://localhost:3000');
+  });
+
+  it('reads every variable it knows', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      PUBLIC_URL: 'https://api.example.com/',
+      CHECKOUT_URL: 'https://checkout.example.com',
+      GATEWAY_URL: 'https://gateway.example.com',
+      GATEWAY_TOKEN: 'CD'.repeat(32),
+      DATABASE_URL: 'postgresql://kopek@db:5432/kopek',
+      DATA_DIR: '/var/lib/kopek',
+      KOPEK_MASTER_KEY: KEY,
+      LOG_LEVEL: 'WARN',
+      BODY_LIMIT: '2048',
+      PROOF_MAX_BYTES: '4096',
+    });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'https://api.example.com',
+      checkoutUrl: 'https://checkout.example.com',
+      gatewayUrl: 'https://gateway.example.com',
+      gatewayRemote: true,
+      gatewayToken: 'cd'.repeat(32),
+      databaseUrl: 'postgresql://kopek@db:5432/kopek',
+      dataDir: '/var/lib/kopek',
+      logLevel: 'warn',
+      bodyLimit: 2048,
+      proofMaxBytes: 4096,
+    });
+    expect(c.masterKey?.toString('hex')).toBe(KEY);
+  });
+
+  it('derives checkout and gateway addresses from PUBLIC_URL and keeps the gateway in-process then', () => {
+    const c = loadConfig({ PUBLIC_URL: 'https://pay.example.com', GATEWAY_URL: 'https://pay.example.com/' });
+    expect(c.checkoutUrl).toBe('https://pay.example.com');
+    expect(c.gatewayUrl).toBe('https://pay.example.com');
+    expect(c.gatewayRemote).toBe(false);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT', /PORT must be a whole number from 0 to 65535, got "abc"/],
+    [{ PORT: '70000' }, 'PORT', /PORT must be a whole number from 0 to 65535, got "70000"/],
+    [{ PORT: '-1' }, 'PORT', /PORT must be a whole number/],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL', /PUBLIC_URL must be an absolute http\(s\) URL.*"ftp:\/\/x"/],
+    [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL', /PUBLIC_URL must be an absolute http\(s\) URL.*"not a url"/],
+    [{ CHECKOUT_URL: 'localhost:3000' }, 'CHECKOUT_URL', /CHECKOUT_URL must be an absolute http\(s\) URL/],
+    [{ GATEWAY_URL: 'javascript:alert(1)' }, 'GATEWAY_URL', /GATEWAY_URL must be an absolute http\(s\) URL/],
+    [
+      { DATABASE_URL: 'mysql://root@localhost/kopek', KOPEK_MASTER_KEY: KEY },
+      'DATABASE_URL',
+      /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//,
+    ],
+    [{ KOPEK_MASTER_KEY: 'short' }, 'KOPEK_MASTER_KEY', /KOPEK_MASTER_KEY must be 64 hexadecimal characters/],
+    [{ GATEWAY_TOKEN: 'secret' }, 'GATEWAY_TOKEN', /GATEWAY_TOKEN must be 64 hexadecimal characters/],
+    [
+      { PUBLIC_URL: 'https://api.example.com', GATEWAY_URL: 'https://gateway.example.com' },
+      'GATEWAY_TOKEN',
+      /GATEWAY_TOKEN is required when GATEWAY_URL names another server/,
+    ],
+    [{ KOPEK_MASTER_KEY: 'g'.repeat(64) }, 'KOPEK_MASTER_KEY', /KOPEK_MASTER_KEY must be 64 hexadecimal/],
+    [
+      { LOG_LEVEL: 'loud' },
+      'LOG_LEVEL',
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' },
+      'KOPEK_MASTER_KEY',
+      /KOPEK_MASTER_KEY is required with DATABASE_URL/,
+    ],
+    [{ BODY_LIMIT: '10' }, 'BODY_LIMIT', /BODY_LIMIT must be a whole number from 1024 to/],
+    [{ PROOF_MAX_BYTES: '1.5' }, 'PROOF_MAX_BYTES', /PROOF_MAX_BYTES must be a whole number/],
+  ])('refuses %j, naming %s', (env, variable, message) => {
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${variable} `));
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('reports every wrong value at once', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({
+        PORT: 'abc',
+        PUBLIC_URL: 'ftp://x',
+        DATABASE_URL: 'mysql://root@localhost/kopek',
+        KOPEK_MASTER_KEY: 'short',
+        LOG_LEVEL: 'loud',
+      });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const names = error?.problems.map((p) => p.split(' ')[0]);
+    expect(names?.sort()).toEqual(['DATABASE_URL', 'KOPEK_MASTER_KEY', 'LOG_LEVEL', 'PORT', 'PUBLIC_URL']);
+    // The message lists them too, one per line, for the operator reading the crash.
+    for (const p of error?.problems ?? []) expect(error?.message).toContain(p);
+    expect(error?.message.split('\n')).toHaveLength(6);
+  });
+
+  it('does not leak the master key into a problem message', () => {
+    const wrong = `${'a'.repeat(63)}z`;
+    const problems = problemsOf({ KOPEK_MASTER_KEY: wrong });
+    expect(problems.join('\n')).not.toContain(wrong);
+    expect(problemsOf({ GATEWAY_TOKEN: wrong }).join('\n')).not.toContain(wrong);
+  });
+});

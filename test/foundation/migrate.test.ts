@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import { loadMigrations, type Migration, migrate } from '../../src/db/migrate.js';
+import { createPgliteDb } from '../../src/db/pglite.js';
+import { createPostgresDb } from '../../src/db/postgres.js';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+
+interface Store {
+  open(): Promise<Db>;
+  cleanup(): Promise<void>;
+}
+
+/** A fresh in-memory PGlite per open. */
+function pgliteStore(): Store {
+  const opened: Db[] = [];
+  return {
+    async open() {
+      const db = await createPgliteDb(undefined);
+      opened.push(db);
+      return db;
+    },
+    async cleanup() {
+      for (const db of opened) await db.close();
+    },
+  };
+}
+
+/** A throw-away schema per open, dropped at the end, so no run sees another's tables. */
+function postgresStore(url: string): Store {
+  const schemas: string[] = [];
+  const opened: Db[] = [];
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    async open() {
+      const schema = `kopek_migrate_${randomBytes(6).toString('hex')}`;
+      await admin(`CREATE SCHEMA ${schema}`);
+      schemas.push(schema);
+      const withSchema = new URL(url);
+      withSchema.searchParams.set('options', `-c search_path=${schema}`);
+      const db = createPostgresDb(withSchema.toString(), 4);
+      opened.push(db);
+      return db;
+    },
+    async cleanup() {
+      for (const db of opened) await db.close();
+      for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    },
+  };
+}
+
+async function tableExists(db: Db, name: string): Promise<boolean> {
+  const [row] = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
+  return row?.t != null;
+}
+
+async function recorded(db: Db): Promise<number[]> {
+  const rows = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+  return rows.map((r) => r.version);
+}
+
+const stores: [string, () => Store][] = [['PGlite', pgliteStore]];
+if (DATABASE_URL) stores.push(['PostgreSQL', () => postgresStore(DATABASE_URL)]);
+
+describe('the shipped migrations', () => {
+  it('are numbered, named and in order', () => {
+    const all = loadMigrations();
+    expect(all.length).toBeGreaterThan(0);
+    expect(all[0]?.version).toBe(1);
+    const versions = all.map((m) => m.version);
+    expect(new Set(versions).size).toBe(versions.length);
+    expect([...versions].sort((a, b) => a - b)).toEqual(versions);
+    for (const m of all) expect(m.name).toMatch(/^\d{3}_[\w-]+$/);
+  });
+});
+
+describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore) => {
+  let store: Store;
+  let db: Db;
+
+  beforeAll(async () => {
+    store = makeStore();
+    db = await store.open();
+  });
+
+  afterAll(async () => {
+    await store?.cleanup();
+  });
+
+  it('applies every migration on a fresh store, then nothing on a second run', async () => {
+    const all = loadMigrations();
+    const applied = await migrate(db);
+    expect(applied).toEqual(all.map((m) => m.name));
+    expect(await recorded(db)).toEqual(all.map((m) => m.version));
+    for (const table of ['shops', 'idempotency_keys', 'customers'])
+      expect(await tableExists(db, table)).toBe(true);
+
+    expect(await migrate(db)).toEqual([]);
+    expect(await recorded(db)).toEqual(all.map((m) => m.version));
+  });
+
+  it('rolls back a failing migration completely, keeps the good ones and stops the run', async () => {
+    const custom: Migration[] = [
+      { version: 901, name: '901_good', sql: 'CREATE TABLE mig_good (id integer PRIMARY KEY);' },
+      {
+        version: 902,
+        name: '902_bad',
+        // The first statement succeeds; the second fails: nothing of the first may remain.
+        sql: 'CREATE TABLE mig_bad (id integer);\nINSERT INTO mig_good VALUES (1);\nSELEC broken;',
+      },
+      { version: 903, name: '903_after', sql: 'CREATE TABLE mig_after (id integer);' },
+    ];
+    await expect(migrate(db, custom)).rejects.toThrow(/syntax error/);
+
+    expect(await tableExists(db, 'mig_good')).toBe(true);
+    expect(await db.query('SELECT * FROM mig_good')).toEqual([]);
+    expect(await tableExists(db, 'mig_bad')).toBe(false);
+    expect(await tableExists(db, 'mig_after')).toBe(false);
+    const versions = await recorded(db);
+    expect(versions).toContain(901);
+    expect(versions).not.toContain(902);
+    expect(versions).not.toContain(903);
+
+    // Once the bad one is fixed, the run picks up where it stopped.
+    const fixed = custom.map((m) =>
+      m.version === 902 ? { ...m, sql: 'CREATE TABLE mig_bad (id integer);' } : m,
+    );
+    expect(await migrate(db, fixed)).toEqual(['902_bad', '903_after']);
+    expect(await tableExists(db, 'mig_bad')).toBe(true);
+    expect(await tableExists(db, 'mig_after')).toBe(true);
+  });
+
+  // Only PostgreSQL has several connections (instances); PGlite's single connection queues the runs.
+  it.runIf(name === 'PostgreSQL')('lets several instances migrate one fresh store at once', async () => {
+    // The pool gives each run its own connection, as instances starting together would have.
+    const fresh = await store.open();
+    const results = await Promise.all([migrate(fresh), migrate(fresh), migrate(fresh)]);
+    const all = loadMigrations().map((m) => m.name);
+    expect(results.flat().sort()).toEqual([...all].sort());
+    expect(await recorded(fresh)).toEqual(loadMigrations().map((m) => m.version));
+  });
+});

@@ -1,0 +1,148 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+
+/**
+ * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
+ * its own port, and its own embedded store, or the tests' PostgreSQL schema when DATABASE_URL is set.
+ */
+
+const run = promisify(execFile);
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+const START_LIMIT_MS = 90_000;
+
+export function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** A loopback port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listen(probe);
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface GatewayProcess {
+  url: string;
+  shopId: number;
+  secret: string;
+  token: string;
+  /** True when it shares the tests' PostgreSQL schema (and so their store). */
+  sharedStore: boolean;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface GatewayProcessOptions {
+  masterKey: string;
+  threeDs?: boolean;
+}
+
+/** Creates the shop with the CLI, starts `serve`, and waits until /health answers. */
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const shopId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+  const secret = randomBytes(32).toString('hex');
+  const token = randomBytes(32).toString('hex');
+  const dataDir = await mkdtemp(join(tmpdir(), 'kopek-gateway-'));
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'GATEWAY_URL', 'CHECKOUT_URL', 'DATA_DIR']) delete env[name];
+  Object.assign(env, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: url,
+    GATEWAY_TOKEN: token,
+    KOPEK_MASTER_KEY: options.masterKey,
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+  });
+  const pgUrl = process.env.DATABASE_URL;
+  if (pgUrl) {
+    const withSchema = new URL(pgUrl);
+    const schema = inject('pgSchema');
+    if (schema) withSchema.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = withSchema.toString();
+  }
+
+  const flags = ['--id', String(shopId), '--secret', secret, '--test', ...(options.threeDs ? ['--3ds'] : [])];
+  await run('node', [...CLI, 'shop', 'create', ...flags], { env, timeout: 60_000 });
+
+  let output = '';
+  const child: ChildProcess = spawn('node', [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Should the test run itself be killed before its afterAll, the server must not outlive it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const forced = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(forced);
+    }
+    process.off('exit', killOnExit);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForHealth(url, child);
+  } catch (err) {
+    await stop();
+    throw new Error(`the second Kopek process did not start: ${(err as Error).message}\n${output}`);
+  }
+  return { url, shopId, secret, token, sharedStore: Boolean(pgUrl), output: () => output, stop };
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = performance.now() + START_LIMIT_MS;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no answer from ${url}/health within ${START_LIMIT_MS / 1000} s`);
+}
+
+/** A local HTTP server that answers every request with `answer`, or never when it is undefined. */
+export async function fakeGateway(
+  answer?: (res: import('node:http').ServerResponse) => void,
+): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    count++;
+    req.resume();
+    if (answer) answer(res);
+  });
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
