@@ -9,7 +9,8 @@ export default defineConfig({
     // each test isolates its data by working as its own shop.
     isolate: false,
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: a loaded 2-core machine is slow, and tests never assert on time.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -12,7 +12,12 @@ import { createPostgresDb } from '../src/db/postgres.js';
 import { type App, buildApp } from '../src/http/app.js';
 import { REDACTED_PATHS } from '../src/http/logger.js';
 import type { Shop } from '../src/shops/repository.js';
-import { type CreateShopInput, createShop } from '../src/shops/service.js';
+import {
+  type CreateShopInput,
+  createShop,
+  generateSigningKeys,
+  type SigningKeys,
+} from '../src/shops/service.js';
 
 export interface Harness {
   app: App;
@@ -74,8 +79,17 @@ export interface TestShop {
   auth: string;
 }
 
+// Generating an RSA key takes a large share of a second; test shops of one worker share one pair.
+let sharedKeys: SigningKeys | undefined;
+
 export async function newShop(h: Harness, input: CreateShopInput = {}): Promise<TestShop> {
-  const { shop, secret } = await createShop(h, { name: 'Test shop', test: true, ...input });
+  sharedKeys ??= generateSigningKeys();
+  const { shop, secret } = await createShop(h, {
+    name: 'Test shop',
+    test: true,
+    signingKeys: sharedKeys,
+    ...input,
+  });
   return { shop, secret, auth: `Basic ${Buffer.from(`${shop.id}:${secret}`).toString('base64')}` };
 }
 

@@ -12,6 +12,22 @@ export interface CreateShopInput {
   name?: string;
   threeDs?: boolean;
   test?: boolean;
+  /** A ready notification-signing key pair (PEM); one is generated when absent. */
+  signingKeys?: SigningKeys;
+}
+
+export interface SigningKeys {
+  publicKey: string;
+  privateKey: string;
+}
+
+/** A fresh RSA key pair for signing a shop's notifications (Content-Signature, RSA-SHA256). */
+export function generateSigningKeys(): SigningKeys {
+  return generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
 }
 
 export interface CreatedShop {
@@ -49,11 +65,7 @@ export async function createShop(
 ): Promise<CreatedShop> {
   checkShopInput(input);
   const secret = (input.secret ?? randomBytes(32).toString('hex')).toLowerCase();
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const { publicKey, privateKey } = input.signingKeys ?? generateSigningKeys();
   try {
     const row = await insertShop(deps.db, {
       id: input.id,
