@@ -1,0 +1,90 @@
+import autocannon from 'autocannon';
+import { cpuSeconds } from './processes.js';
+import type { Scenario } from './scenarios.js';
+
+export interface Figures {
+  scenario: string;
+  /** Requests per second asked for; null when every connection sends as fast as answers come back. */
+  rate: number | null;
+  target: Scenario['target'];
+  method: string;
+  path: string;
+  durationSec: number;
+  requests: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Connection errors, timeouts included. */
+  errors: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** CPU time the server process spent per answered request (null where /proc is not available). */
+  serverCpuMsPerReq: number | null;
+}
+
+export interface LoadOptions {
+  baseUrl: string;
+  headers: Record<string, string>;
+  connections: number;
+  durationSec: number;
+  /** Requests per second over all connections; unset: as many as the server can answer. */
+  rate?: number;
+  /** The server's process id, for its CPU time. */
+  serverPid?: number;
+}
+
+/** Counts requests over the whole run, so values built from it stay unique across runs. */
+let seq = 0;
+
+/** Runs autocannon against one scenario; the instance is stopped if `signal` fires. */
+export async function drive(scenario: Scenario, opts: LoadOptions, signal: AbortSignal): Promise<Figures> {
+  const build = scenario.body;
+  const instance = autocannon({
+    url: opts.baseUrl,
+    connections: opts.connections,
+    duration: opts.durationSec,
+    timeout: 10,
+    ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
+    requests: [
+      {
+        method: scenario.method,
+        path: scenario.path,
+        headers: { ...opts.headers, ...(build ? { 'content-type': 'application/json' } : {}) },
+        ...(build
+          ? { setupRequest: (request) => ({ ...request, body: JSON.stringify(build({ seq: ++seq })) }) }
+          : {}),
+      },
+    ],
+  });
+  const stop = () => instance.stop();
+  signal.addEventListener('abort', stop, { once: true });
+  const cpuBefore = cpuSeconds(opts.serverPid);
+  try {
+    const r = await instance;
+    const cpuAfter = cpuSeconds(opts.serverPid);
+    const statusCodes: Record<string, number> = {};
+    for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
+    const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+    return {
+      scenario: scenario.name,
+      rate: opts.rate ?? null,
+      target: scenario.target,
+      method: scenario.method,
+      path: scenario.path,
+      durationSec: r.duration,
+      requests,
+      reqPerSec: Math.round(r.requests.average),
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      errors: r.errors,
+      non2xx: r.non2xx,
+      statusCodes,
+      serverCpuMsPerReq:
+        cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
+          ? Math.round(((cpuAfter - cpuBefore) * 1e6) / requests) / 1000
+          : null,
+    };
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}

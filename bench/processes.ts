@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every child still running: killed on any way out of the benchmark, including an uncaught error. */
+const running = new Set<ChildProcess>();
+
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** The last lines the child wrote, shown when it fails. */
+  tail: string[];
+  /** The exit code, or the signal that ended it. */
+  exited: Promise<number | string>;
+}
+
+/** A port that was free a moment ago; the server is started on it right away. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a TypeScript entry point of the repository in its own Node process, through tsx. */
+export function startChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Child {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      if (process.env.BENCH_VERBOSE) console.error(`[${name}] ${line}`);
+    }
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const exited = new Promise<number | string>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      running.delete(proc);
+      resolve(code ?? signal ?? 'unknown');
+    });
+    proc.once('error', (err) => {
+      running.delete(proc);
+      resolve(err.message);
+    });
+  });
+  return { name, proc, tail, exited };
+}
+
+export function describeFailure(child: Child, what: string): Error {
+  return new Error(`${child.name}: ${what}\n--- last output of ${child.name} ---\n${child.tail.join('\n')}`);
+}
+
+/** Runs a command to its end; rejects on a non-zero exit or when it takes longer than timeoutMs. */
+export async function runToEnd(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<string> {
+  const child = startChild(name, args, env);
+  const kill = () => child.proc.kill('SIGKILL');
+  const timer = setTimeout(kill, timeoutMs);
+  signal.addEventListener('abort', kill, { once: true });
+  const code = await child.exited;
+  clearTimeout(timer);
+  signal.removeEventListener('abort', kill);
+  if (signal.aborted) throw signal.reason;
+  if (code !== 0) throw describeFailure(child, `exited with ${code}`);
+  return child.tail.join('\n');
+}
+
+/** SIGTERM (the server's graceful shutdown), then SIGKILL if it is still there after graceMs. */
+export async function stopChild(child: Child, graceMs = 5000): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+/** Polls url until it answers 2xx; fails early when the child exits. */
+export async function waitForHealth(
+  child: Child,
+  url: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void child.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (signal.aborted) throw signal.reason;
+    if (exited) throw describeFailure(child, 'exited before it became healthy');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw describeFailure(child, `not healthy at ${url} after ${timeoutMs} ms`);
+}
+
+/**
+ * CPU seconds a process has used so far (all its threads), from /proc; undefined off Linux.
+ * CPU per request stays meaningful when other work on the machine makes req/s noisy.
+ */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// USER_HZ: 100 on every Linux architecture Node runs on.
+const CLOCK_TICKS = 100;
