@@ -82,21 +82,24 @@ function param(column: string, value: unknown): unknown {
   return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
 }
 
-/** Records a new transaction and its first status in the history. */
+/**
+ * Records a new transaction and its first status in the history, in one statement: one round trip
+ * on every charge instead of two.
+ */
 export async function insertTransaction(db: Tx, t: NewTransaction, now: Date): Promise<TransactionRow> {
   const values = COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c]));
   const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
   const [row] = await db.query<TransactionRow>(
-    `INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
-     VALUES (${placeholders}, $${COLUMNS.length + 1}, $${COLUMNS.length + 1}) RETURNING *`,
+    `WITH created AS (
+       INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
+       VALUES (${placeholders}, $${COLUMNS.length + 1}, $${COLUMNS.length + 1}) RETURNING *
+     ), logged AS (
+       INSERT INTO transaction_history (uid, status, message, at)
+       SELECT uid, status, message, created_at FROM created
+     )
+     SELECT * FROM created`,
     [...values, now],
   );
-  await db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, $3, $4)', [
-    t.uid,
-    t.status,
-    t.message ?? null,
-    now,
-  ]);
   return row as TransactionRow;
 }
 

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, generateKeyPairSync, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { deriveKey, open, seal } from '../crypto/secretbox.js';
 import type { Db } from '../db/db.js';
@@ -125,7 +125,8 @@ export class ShopAuthenticator {
       entry = { secretHash: Buffer.from(row.secret_hash, 'hex'), shop: toShop(row), until: now + this.ttlMs };
       this.#cache.set(id, entry);
     }
-    const given = createHash('sha256').update(secret, 'utf8').digest();
+    // One-shot hashing: this runs on every authenticated request.
+    const given = hash('sha256', secret, 'buffer');
     if (timingSafeEqual(given, entry.secretHash)) return entry.shop;
     if (allowService && this.gatewayToken) {
       const service = createHash('sha256').update(gatewayServiceSecret(this.gatewayToken, id)).digest();
