@@ -112,6 +112,9 @@ export const SCENARIOS: Scenario[] = [
     method: 'POST',
     path: '/transactions/payments',
     body: paymentBody,
+    // The card gateway issue's target, against the same bare INSERT route.
+    compareWith: 'customers:baseline',
+    goals: { minRatio: 0.4, maxP99Ms: 20 },
   },
   {
     name: 'subscriptions',
@@ -119,6 +122,9 @@ export const SCENARIOS: Scenario[] = [
     method: 'POST',
     path: '/subscriptions',
     body: subscriptionBody,
+    // The subscriptions issue's target, against the same bare INSERT route.
+    compareWith: 'customers:baseline',
+    goals: { minRatio: 0.35, maxP99Ms: 25 },
   },
 ];
 
