@@ -1,27 +1,11 @@
 import type { Queryable, Tx } from '../db/db.js';
 import { listPage } from '../db/list.js';
 import type { ListParams } from '../http/pagination.js';
-import type { ProductData, TransactionType } from './input.js';
+import type { ProductData } from './input.js';
 
-export interface ProductRow {
+export interface ProductRow extends ProductData {
   id: string;
   shop_id: number;
-  name: string;
-  description: string;
-  currency: string;
-  amount: number;
-  quantity: number | null;
-  infinite: boolean;
-  visible_fields: string[];
-  test: boolean;
-  immortal: boolean;
-  expired_at: string | null;
-  expires_at: Date | null;
-  return_url: string | null;
-  language: string;
-  transaction_type: TransactionType;
-  additional_data: Record<string, unknown>;
-  extra: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }
