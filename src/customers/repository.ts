@@ -60,6 +60,14 @@ export async function findCustomer(
   return row;
 }
 
+/** Several of a shop's customers at once (a page of subscriptions names them). */
+export function findCustomers(db: Queryable, shopId: number, ids: string[]): Promise<CustomerRow[]> {
+  return db.query<CustomerRow>('SELECT * FROM customers WHERE shop_id = $1 AND id = ANY($2::text[])', [
+    shopId,
+    ids,
+  ]);
+}
+
 export function listCustomers(db: Queryable, shopId: number, params: ListParams): Promise<CustomerRow[]> {
   return listPage<CustomerRow>(db, 'customers', shopId, params);
 }

@@ -85,6 +85,11 @@ export async function findPlan(db: Queryable, shopId: number, id: string): Promi
   return row;
 }
 
+/** Several of a shop's plans at once (a page of subscriptions names them). */
+export function findPlans(db: Queryable, shopId: number, ids: string[]): Promise<PlanRow[]> {
+  return db.query<PlanRow>('SELECT * FROM plans WHERE shop_id = $1 AND id = ANY($2::text[])', [shopId, ids]);
+}
+
 export function listPlanRows(db: Queryable, shopId: number, params: ListParams): Promise<PlanRow[]> {
   return listPage<PlanRow>(db, 'plans', shopId, params);
 }

@@ -5,11 +5,12 @@ import {
   openCheckout,
 } from '../checkout/repository.js';
 import type { Ctx } from '../context.js';
-import { findCustomer, insertCustomer } from '../customers/repository.js';
+import { type CustomerRow, findCustomer, findCustomers, insertCustomer } from '../customers/repository.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
 import { Fields } from '../http/rules.js';
 import { newId } from '../ids.js';
-import { findPlanOfShop, type Plan, savePlan } from '../plans/service.js';
+import { findPlans } from '../plans/repository.js';
+import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { checkSubscriptionInput } from './input.js';
 import {
@@ -26,16 +27,22 @@ import { firstSchedule } from './schedule.js';
 import { settleOpenCharge } from './settle.js';
 import { type Subscription, toSubscription } from './view.js';
 
-export async function viewOf(ctx: Ctx, row: SubscriptionRow, plan?: Plan): Promise<Subscription> {
-  const [p, customer, checkout] = await Promise.all([
-    plan ?? findPlanOfShop(ctx, row.plan_id),
-    row.customer_id ? findCustomer(ctx.db, ctx.shop.id, row.customer_id) : undefined,
+/** The plan and customer of a subscription when the caller has them already: not read again. */
+interface Known {
+  plan: Plan;
+  customer: CustomerRow | undefined;
+}
+
+export async function viewOf(ctx: Ctx, row: SubscriptionRow, known?: Known): Promise<Subscription> {
+  const [plan, customer, checkout] = await Promise.all([
+    known?.plan ?? findPlanOfShop(ctx, row.plan_id),
+    known ? known.customer : row.customer_id ? findCustomer(ctx.db, ctx.shop.id, row.customer_id) : undefined,
     row.state === 'redirecting' && !row.card ? checkoutOfSubscription(ctx.db, row.id) : undefined,
   ]);
-  if (!p) throw new Error(`plan ${row.plan_id} of subscription ${row.id} is missing`);
+  if (!plan) throw new Error(`plan ${row.plan_id} of subscription ${row.id} is missing`);
   return toSubscription({
     row,
-    plan: p,
+    plan,
     customer,
     checkout: checkout && { url: checkoutUrl(ctx.config.checkoutUrl, checkout.token), token: checkout.token },
   });
@@ -51,14 +58,12 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
   const card = input.card ? await tokenizeCard(ctx, input.card) : undefined;
   const now = ctx.clock.now();
 
-  const { row, plan, charge } = await ctx.db.tx(async (tx) => {
+  const { row, plan, customer, charge } = await ctx.db.tx(async (tx) => {
     const plan = 'existing' in input.plan ? input.plan.existing : await savePlan(ctx, input.plan.create, tx);
-    let customerId: string | null = null;
-    if (input.customer && 'existing' in input.customer) customerId = input.customer.existing.id;
+    let customer: CustomerRow | undefined;
+    if (input.customer && 'existing' in input.customer) customer = input.customer.existing;
     else if (input.customer) {
-      customerId = (
-        await insertCustomer(tx, ctx.shop.id, { id: newId('cst'), ...input.customer.create }, now)
-      ).id;
+      customer = await insertCustomer(tx, ctx.shop.id, { id: newId('cst'), ...input.customer.create }, now);
     }
     const schedule = card ? firstSchedule(plan, now) : undefined;
     const sub = await insertSubscription(
@@ -67,7 +72,7 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
         id: newId('sbs'),
         shop_id: ctx.shop.id,
         plan_id: plan.id,
-        customer_id: customerId,
+        customer_id: customer?.id ?? null,
         card_token: card?.token ?? null,
         card: card ?? null,
         state: schedule?.state ?? 'redirecting',
@@ -97,12 +102,12 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
         now,
       );
     }
-    return { row: sub, plan, charge };
+    return { row: sub, plan, customer, charge };
   });
 
-  if (!charge || !card) return viewOf(ctx, row, plan);
+  if (!charge || !card) return viewOf(ctx, row, { plan, customer });
   const charged = await takeFirstCharge(ctx, row, plan, charge, input.card?.cvc);
-  return viewOf(ctx, charged, plan);
+  return viewOf(ctx, charged, { plan, customer });
 }
 
 export async function getSubscription(ctx: Ctx, id: string): Promise<Subscription> {
@@ -119,7 +124,21 @@ export async function listSubscriptionsOfShop(
   startingAfter: string | undefined,
 ): Promise<Subscription[]> {
   const rows = await listSubscriptions(ctx.db, ctx.shop.id, filter, limit, startingAfter);
-  return Promise.all(rows.map((r) => viewOf(ctx, r)));
+  // One query each for the page's plans and customers, not two per subscription.
+  const unique = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))];
+  const [plans, customers] = await Promise.all([
+    findPlans(ctx.db, ctx.shop.id, unique(rows.map((r) => r.plan_id))),
+    findCustomers(ctx.db, ctx.shop.id, unique(rows.map((r) => r.customer_id))),
+  ]);
+  const planById = new Map(plans.map((p) => [p.id, toPlan(p)]));
+  const customerById = new Map(customers.map((c) => [c.id, c]));
+  return Promise.all(
+    rows.map((r) => {
+      const plan = planById.get(r.plan_id);
+      const customer = r.customer_id ? customerById.get(r.customer_id) : undefined;
+      return viewOf(ctx, r, plan && { plan, customer });
+    }),
+  );
 }
 
 /** Cancels on the shop's request; a subscription already ended is a clear 422, not a second cancel. */
