@@ -137,3 +137,18 @@ export function client(h: Harness, as: TestShop | undefined) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/**
+ * Runs `fn` with the worker's shared clock moved on by `to` milliseconds, or set to the instant `to`,
+ * and always puts it back: files of one worker share the clock.
+ */
+export async function withClock<T>(h: Harness, to: number | string, fn: () => Promise<T>): Promise<T> {
+  const before = h.clock.now();
+  if (typeof to === 'number') h.clock.advance(to);
+  else h.clock.set(to);
+  try {
+    return await fn();
+  } finally {
+    h.clock.set(before);
+  }
+}

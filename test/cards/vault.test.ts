@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { card, charge, type GatewayShop, gatewayShop } from '../gateway/helpers.js';
+import { withClock } from '../harness.js';
 
 let g: GatewayShop;
 
@@ -184,12 +185,9 @@ describe('card vault', () => {
       exp_month: String(now.getUTCMonth() + 1).padStart(2, '0'),
       exp_year: String(now.getUTCFullYear()),
     });
-    g.h.clock.advance(40 * 24 * 3600 * 1000);
-    try {
+    await withClock(g.h, 40 * 24 * 3600 * 1000, async () => {
       const res = await g.send('/transactions/payments', charge({ credit_card: { token: body.token } }));
       expect(res.body.transaction).toMatchObject({ status: 'failed', message: 'Card expired' });
-    } finally {
-      g.h.clock.set(now);
-    }
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withClock } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
 let g: GatewayShop;
@@ -190,13 +191,9 @@ describe('refunds', () => {
     });
     expect(dup.body.transaction.message).toContain(first.uid);
     expect((await refundOf(uid, 100, { duplicate_check: false })).body.transaction.status).toBe('successful');
-    const now = g.h.clock.now();
-    g.h.clock.advance(31_000);
-    try {
+    await withClock(g.h, 31_000, async () => {
       expect((await refundOf(uid, 100)).body.transaction.status).toBe('successful');
-    } finally {
-      g.h.clock.set(now);
-    }
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withClock } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
 let g: GatewayShop;
@@ -7,16 +8,7 @@ beforeAll(async () => {
   g = await gatewayShop();
 });
 
-/** Runs `fn` with the shared clock moved on by `ms`, and always moves it back. */
-async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  const now = g.h.clock.now();
-  g.h.clock.advance(ms);
-  try {
-    return await fn();
-  } finally {
-    g.h.clock.set(now);
-  }
-}
+const later = <T>(ms: number, fn: () => Promise<T>) => withClock(g.h, ms, fn);
 
 describe('duplicate_check', () => {
   it('declines the same card, amount, currency and tracking_id within 30 seconds', async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { InProcessGatewayClient } from '../../src/gateway/client.js';
 import { GatewayTimeout } from '../../src/gateway/errors.js';
 import { KOPEK_CARDS, LATE_ANSWER_MS } from '../../src/gateway/test-cards.js';
-import { harness } from '../harness.js';
+import { harness, withClock } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
 // The store starts in a hook, whose time limit is longer than a test's.
@@ -10,15 +10,7 @@ beforeAll(() => harness());
 
 const ctxOf = (g: GatewayShop) => ({ ...g.h.app.services, shop: g.shop.shop });
 
-async function later<T>(g: GatewayShop, ms: number, fn: () => Promise<T>): Promise<T> {
-  const now = g.h.clock.now();
-  g.h.clock.advance(ms);
-  try {
-    return await fn();
-  } finally {
-    g.h.clock.set(now);
-  }
-}
+const later = <T>(g: GatewayShop, ms: number, fn: () => Promise<T>) => withClock(g.h, ms, fn);
 
 describe('Kopek card: gateway error', () => {
   it('answers status error with the provider message', async () => {

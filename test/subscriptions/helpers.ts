@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { CreateShopInput } from '../../src/shops/service.js';
-import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
+import { type Client, client, type Harness, harness, newShop, type TestShop, withClock } from '../harness.js';
 
 /** Fixtures and small probes shared by the subscription tests. The clock starts in January 2026. */
 
@@ -139,15 +139,7 @@ export async function countRows(
 }
 
 /** Runs `fn` with the shared clock set to `at`, and puts it back afterwards whatever happens. */
-export async function atTime<T>(h: Harness, at: string, fn: () => Promise<T>): Promise<T> {
-  const before = h.clock.now();
-  h.clock.set(at);
-  try {
-    return await fn();
-  } finally {
-    h.clock.set(before);
-  }
-}
+export const atTime = <T>(h: Harness, at: string, fn: () => Promise<T>) => withClock(h, at, fn);
 
 export const addMonthsIso = (iso: string, months: number) => {
   const d = new Date(iso);
