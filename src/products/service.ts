@@ -3,7 +3,7 @@ import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
 import type { ListParams } from '../http/pagination.js';
 import { isId, newId } from '../ids.js';
-import { type TransactionType, validateProduct } from './input.js';
+import { type ProductData, validateProduct } from './input.js';
 import {
   findProduct,
   findProductForUpdate,
@@ -13,56 +13,31 @@ import {
   updateProductRow,
 } from './repository.js';
 
-export interface Product {
+/** A product as the API answers: its data (without the stored-only members) plus id, times and links. */
+export type Product = Omit<ProductData, 'expires_at' | 'extra'> & {
   id: string;
-  name: string;
-  description: string;
-  currency: string;
-  amount: number;
-  quantity: number | null;
-  infinite: boolean;
-  visible_fields: string[];
-  test: boolean;
-  immortal: boolean;
-  expired_at: string | null;
-  return_url: string | null;
-  language: string;
-  transaction_type: TransactionType;
-  additional_data: Record<string, unknown>;
   created_at: string;
   updated_at: string;
   pay_url: string;
   payment_url: string;
   confirm_url: string;
-}
+};
 
 export function payUrl(config: Config, productId: string): string {
   return `${config.publicUrl}/products/${productId}/pay`;
 }
 
 export function toProduct(r: ProductRow, config: Config): Product {
+  const { shop_id, expires_at, extra, created_at, updated_at, ...fields } = r;
   const pay = payUrl(config, r.id);
   return {
-    id: r.id,
-    name: r.name,
-    description: r.description,
-    currency: r.currency,
-    amount: r.amount,
+    ...fields,
     quantity: r.infinite ? null : r.quantity,
-    infinite: r.infinite,
-    visible_fields: r.visible_fields,
-    test: r.test,
-    immortal: r.immortal,
-    expired_at: r.expired_at,
-    return_url: r.return_url,
-    language: r.language,
-    transaction_type: r.transaction_type,
-    additional_data: r.additional_data,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
+    created_at: created_at.toISOString(),
+    updated_at: updated_at.toISOString(),
     pay_url: pay,
     payment_url: pay,
-    confirm_url: `${config.checkoutUrl}/v2/confirm_order/${r.id}/${r.shop_id}`,
+    confirm_url: `${config.checkoutUrl}/v2/confirm_order/${r.id}/${shop_id}`,
   };
 }
 
@@ -92,23 +67,8 @@ export async function listProductsOfShop(ctx: Ctx, params: ListParams): Promise<
 
 /** A stored product in the shape of a request, so an update can be laid over it and checked whole. */
 function asRequest(r: ProductRow): Record<string, unknown> {
-  return {
-    name: r.name,
-    description: r.description,
-    currency: r.currency,
-    amount: r.amount,
-    quantity: r.quantity,
-    infinite: r.infinite,
-    visible_fields: r.visible_fields,
-    test: r.test,
-    immortal: r.immortal,
-    expired_at: r.expired_at,
-    return_url: r.return_url,
-    language: r.language,
-    transaction_type: r.transaction_type,
-    additional_data: r.additional_data,
-    ...r.extra,
-  };
+  const { id, shop_id, created_at, updated_at, expires_at, extra, ...fields } = r;
+  return { ...fields, ...extra };
 }
 
 const present = (v: unknown) => v !== undefined && v !== null;
