@@ -100,11 +100,16 @@ function outcomeRow(
 
 async function recordCharge(tx: Tx, ctx: Ctx, uid: string, type: ChargeType, input: ChargeInput, now: Date) {
   const card = await cardOf(tx, ctx, input.card, now);
-  await lockCardCharges(tx, ctx.shop.id, card.row.stamp);
+  const checksDuplicates = input.duplicateCheck && type !== 'credit';
+  // Only the first-then-declined test card depends on the card's history.
+  const readsHistory = type !== 'credit' && behaviourOf(card.number).kind === 'first_then_declined';
+  // The lock only makes those two reads see every earlier charge of the card; a charge that makes
+  // neither (a subscription's, sent with duplicate_check false) needs no lock and no round trip.
+  if (checksDuplicates || readsHistory) await lockCardCharges(tx, ctx.shop.id, card.row.stamp);
   const base = baseRow(ctx, uid, type, input, card);
   const extra = { additional_data: input.additionalData };
 
-  if (input.duplicateCheck && type !== 'credit') {
+  if (checksDuplicates) {
     const first = await findDuplicateCharge(
       tx,
       {
@@ -139,11 +144,7 @@ async function recordCharge(tx: Tx, ctx: Ctx, uid: string, type: ChargeType, inp
       : decideCharge({
           number: card.number,
           threeDsActive,
-          // Only the first-then-declined test card depends on the card's history: spare every other
-          // charge the query.
-          chargedBefore:
-            behaviourOf(card.number).kind === 'first_then_declined' &&
-            (await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp)),
+          chargedBefore: readsHistory && (await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp)),
           expired: card.expired,
         });
   const avsCvc = avsCvcResult(input.billingAddress?.address, input.billingAddress?.zip, input.card.cvc);

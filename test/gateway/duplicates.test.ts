@@ -38,6 +38,12 @@ describe('duplicate_check', () => {
     );
   });
 
+  it('lets exactly one of several identical charges sent at once through', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => g.pay({ tracking_id: 'dup-race' })));
+    const statuses = answers.map((a) => a.body.transaction.status).sort();
+    expect(statuses).toEqual(['failed', 'failed', 'failed', 'failed', 'successful']);
+  });
+
   it('lets the same charge through with duplicate_check false', async () => {
     await g.pay({ tracking_id: 'dup-4' });
     expect((await g.pay({ tracking_id: 'dup-4', duplicate_check: false })).body.transaction.status).toBe(

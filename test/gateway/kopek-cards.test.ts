@@ -41,6 +41,21 @@ describe('Kopek card: successful first, declined afterwards', () => {
     ).toBe('successful');
   });
 
+  it('approves only one of several first charges sent at once, even without the duplicate check', async () => {
+    const g = await gatewayShop();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        g.pay({
+          tracking_id: `race-${i}`,
+          duplicate_check: false,
+          credit_card: card(KOPEK_CARDS.firstThenDeclined),
+        }),
+      ),
+    );
+    const statuses = answers.map((a) => a.body.transaction.status).sort();
+    expect(statuses).toEqual(['failed', 'failed', 'failed', 'successful']);
+  });
+
   it('counts a successful authorization as the first charge; a declined one does not count', async () => {
     const g = await gatewayShop();
     const auth = await g.authorize({ credit_card: card(KOPEK_CARDS.firstThenDeclined) });
