@@ -4,9 +4,12 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/db.js';
 import { ApiError } from './errors.js';
 
+/**
+ * How long a key is kept. A key whose first request never finished (its process died) is kept as
+ * long: that request may have charged a card, and only the shop can find out whether it did, so a
+ * retry with the same key keeps answering 409 rather than doing the work a second time.
+ */
 const KEEP_MS = 24 * 60 * 60 * 1000;
-/** A key still "running" after this long belongs to a request that died; it may be taken over. */
-const ABANDONED_MS = 10 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
 
 interface KeyRow {
@@ -74,9 +77,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
         request.idempotencyKey = key;
         return;
       }
-      const age = now.getTime() - existing.created_at.getTime();
-      const abandoned = existing.status_code === null && age > ABANDONED_MS;
-      if (age > KEEP_MS || abandoned) {
+      if (now.getTime() - existing.created_at.getTime() > KEEP_MS) {
         await db.query('DELETE FROM idempotency_keys WHERE shop_id = $1 AND key = $2 AND created_at = $3', [
           shopId,
           key,
@@ -116,11 +117,17 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       const v = reply.getHeader(name);
       if (v !== undefined) headers[name] = String(v);
     }
-    await db.query(
-      `UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
-       WHERE shop_id = $1 AND key = $2`,
-      [request.shop.id, key, reply.statusCode, JSON.stringify(headers), payload ?? ''],
-    );
+    try {
+      await db.query(
+        `UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
+         WHERE shop_id = $1 AND key = $2`,
+        [request.shop.id, key, reply.statusCode, JSON.stringify(headers), payload ?? ''],
+      );
+    } catch (err) {
+      // The work is done: answering 500 now would make the client retry it. The key stays
+      // "running", so a retry gets 409 instead of a second execution.
+      request.log.error({ err, idempotency_key: key }, 'could not store the response for an Idempotency-Key');
+    }
     return payload;
   });
 }

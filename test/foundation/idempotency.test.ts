@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +155,23 @@ describe('Idempotency-Key on POST /customers', () => {
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const [row] = await h.db.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
     expect(row).toBeUndefined();
+  });
+
+  it('keeps answering 409 for a key whose first request never finished, and does the work no second time', async () => {
+    const { shop, api } = await asNewShop();
+    const key = newKey();
+    // What a request leaves behind when its process dies mid-way: a claimed key with no response.
+    const fingerprint = createHash('sha256')
+      .update(`POST /customers\n${JSON.stringify(jane)}`)
+      .digest('hex');
+    const twoHoursAgo = new Date(h.clock.now().getTime() - 2 * 60 * 60 * 1000);
+    await h.db.query(
+      'INSERT INTO idempotency_keys (shop_id, key, fingerprint, created_at) VALUES ($1, $2, $3, $4)',
+      [shop.shop.id, key, fingerprint, twoHoursAgo],
+    );
+    const retry = await api.post('/customers', jane, { 'idempotency-key': key });
+    expect(retry.status).toBe(409);
+    expect(await customersOf(shop)).toBe(0);
   });
 
   it('frees a key after 24 hours', async () => {
