@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Queryable, Tx } from '../db/db.js';
 
 export interface Shop {
   id: number;
@@ -51,25 +51,29 @@ export interface NewShopRow {
   createdAt: Date;
 }
 
-export async function insertShop(db: Queryable, s: NewShopRow): Promise<ShopRow> {
+export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
   const cols = 'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at';
   const values = [s.name, s.secretHash, s.test, s.threeDs, s.publicKey, s.privateKeyEnc, s.createdAt];
-  const [row] =
-    s.id === undefined
-      ? await db.query<ShopRow>(
-          `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING *`,
-          values,
-        )
-      : await db.query<ShopRow>(
-          `INSERT INTO shops (id, ${cols}) VALUES ($8,$1,$2,$3,$4,$5,$6,$7) RETURNING *`,
-          [...values, s.id],
-        );
-  if (s.id !== undefined) {
-    // An explicit id must not collide with ids handed out later by the identity sequence.
-    await db.query(
-      "SELECT setval(pg_get_serial_sequence('shops', 'id'), GREATEST((SELECT max(id) FROM shops), 1))",
+  if (s.id === undefined) {
+    const [row] = await db.query<ShopRow>(
+      `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+      values,
     );
+    return row as ShopRow;
   }
+  // An explicit id must not collide with ids the identity sequence hands out later. The lock waits
+  // for inserts that already drew a value from the sequence, and the sequence only ever moves
+  // forward: setting it to max(id) could move it behind a value drawn but not yet committed.
+  await db.query('LOCK TABLE shops IN SHARE ROW EXCLUSIVE MODE');
+  const [row] = await db.query<ShopRow>(
+    `INSERT INTO shops (id, ${cols}) VALUES ($8,$1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+    [...values, s.id],
+  );
+  await db.query(
+    `SELECT setval(pg_get_serial_sequence('shops', 'id'), $1::bigint)
+     WHERE $1::bigint > COALESCE(pg_sequence_last_value(pg_get_serial_sequence('shops', 'id')::regclass), 0)`,
+    [s.id],
+  );
   return row as ShopRow;
 }
 

@@ -67,16 +67,18 @@ export async function createShop(
   const secret = (input.secret ?? randomBytes(32).toString('hex')).toLowerCase();
   const { publicKey, privateKey } = input.signingKeys ?? generateSigningKeys();
   try {
-    const row = await insertShop(deps.db, {
-      id: input.id,
-      name: input.name ?? 'Sandbox shop',
-      secretHash: hashSecret(secret),
-      test: input.test ?? false,
-      threeDs: input.threeDs ?? false,
-      publicKey,
-      privateKeyEnc: seal(deriveKey(deps.masterKey, 'shop-signing-key'), privateKey),
-      createdAt: deps.clock.now(),
-    });
+    const row = await deps.db.tx((tx) =>
+      insertShop(tx, {
+        id: input.id,
+        name: input.name ?? 'Sandbox shop',
+        secretHash: hashSecret(secret),
+        test: input.test ?? false,
+        threeDs: input.threeDs ?? false,
+        publicKey,
+        privateKeyEnc: seal(deriveKey(deps.masterKey, 'shop-signing-key'), privateKey),
+        createdAt: deps.clock.now(),
+      }),
+    );
     return { shop: toShop(row), secret };
   } catch (err) {
     if (isUniqueViolation(err)) throw new ShopInputError(`a shop with id ${input.id} already exists`);
