@@ -10,9 +10,22 @@ export interface Tx extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** One SQL statement with its parameters, built now and run later (in a batch, say). */
+export interface Statement {
+  sql: string;
+  params?: readonly unknown[];
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs the statements in order as one transaction, in one round trip to PostgreSQL: all of them
+   * take effect or, at the first error, none. Later statements cannot use earlier results except
+   * through SQL, so a batch is for writes whose values are known beforehand. Resolves with each
+   * statement's rows.
+   */
+  batch<R = Record<string, unknown>>(statements: readonly Statement[]): Promise<R[][]>;
   close(): Promise<void>;
 }
 

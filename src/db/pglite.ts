@@ -33,6 +33,14 @@ export async function createPgliteDb(dir: string | undefined): Promise<Db> {
         return fn(tx);
       });
     },
+    batch(statements) {
+      return lite.transaction(async (t) => {
+        const results = [];
+        for (const s of statements)
+          results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
+        return results;
+      });
+    },
     async close() {
       if (!lite.closed) await lite.close();
     },

@@ -1,27 +1,74 @@
 import pg from 'pg';
-import type { Db, Tx } from './db.js';
+import { Batch, type TypeParsers } from './batch.js';
+import { type Db, pgErrorCode, type Tx } from './db.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
 
+/**
+ * Statements with parameters run as named prepared statements: each connection parses and plans a
+ * statement once and then only binds values, which on the charge path is most of the store's work.
+ * Kopek's statements are fixed texts (a few are assembled from fixed parts), so the names stay few;
+ * past this many distinct texts, new ones run unnamed, so no bug can grow every connection without end.
+ */
+const MAX_PREPARED = 1000;
+// PostgreSQL's "cached plan must not change result type": a migration run by another instance changed
+// a table under a prepared statement. That text then runs unnamed from here on.
+const FEATURE_NOT_SUPPORTED = '0A000';
+
+export class PreparedNames {
+  readonly #names = new Map<string, string | null>();
+
+  nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined) {
+      name = this.#names.size < MAX_PREPARED ? `kopek_${this.#names.size}` : null;
+      this.#names.set(text, name);
+    }
+    return name ?? undefined;
+  }
+
+  /** After `err` from a named run of `text`: whether to run it again unnamed (and never name it again). */
+  retryUnnamed(text: string, err: unknown): boolean {
+    if (pgErrorCode(err) !== FEATURE_NOT_SUPPORTED || !this.#names.get(text)) return false;
+    this.#names.set(text, null);
+    return true;
+  }
+}
+
 /** PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. */
 export function createPostgresDb(connectionString: string, poolSize = 20): Db {
-  const types = {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-      // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
-      if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
-      return pg.types.getTypeParser(oid, format);
-    }) as typeof pg.types.getTypeParser,
+  const parsers: TypeParsers = (oid, format) => {
+    // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
   };
+  const types = { getTypeParser: parsers as typeof pg.types.getTypeParser };
   const pool = new pg.Pool({ connectionString, max: poolSize, types });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  const prepared = new PreparedNames();
+  const run = async (
+    client: pg.Pool | pg.PoolClient,
+    text: string,
+    params: readonly unknown[] | undefined,
+  ) => {
+    const values = params as unknown[] | undefined;
+    const name = values && values.length > 0 ? prepared.nameOf(text) : undefined;
+    if (!name) return (await client.query(text, values)).rows;
+    try {
+      return (await client.query({ name, text, values })).rows;
+    } catch (err) {
+      // Inside a transaction the error has ended it: only a lone statement can simply run again.
+      if (client !== pool || !prepared.retryUnnamed(text, err)) throw err;
+      return (await client.query(text, values)).rows;
+    }
+  };
 
   return {
     kind: 'postgres',
     async query(sql, params) {
-      const res = await pool.query(sql, params as unknown[] | undefined);
-      return res.rows;
+      return run(pool, sql, params);
     },
     async tx(fn) {
       const client = await pool.connect();
@@ -30,8 +77,13 @@ export function createPostgresDb(connectionString: string, poolSize = 20): Db {
         const tx: Tx = {
           inTransaction: true,
           async query(sql, params) {
-            const res = await client.query(sql, params as unknown[] | undefined);
-            return res.rows;
+            try {
+              return await run(client, sql, params);
+            } catch (err) {
+              // The transaction is over either way; the next one runs the text unnamed.
+              prepared.retryUnnamed(sql, err);
+              throw err;
+            }
           },
           async exec(sql) {
             await client.query(sql);
@@ -42,6 +94,23 @@ export function createPostgresDb(connectionString: string, poolSize = 20): Db {
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async batch(statements) {
+      const named = statements.map((s) => ({
+        ...s,
+        name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
+      }));
+      const client = await pool.connect();
+      try {
+        const batch = new Batch(named, parsers);
+        client.query(batch as never);
+        return (await batch.done) as never[][];
+      } catch (err) {
+        for (const s of statements) prepared.retryUnnamed(s.sql, err);
         throw err;
       } finally {
         client.release();

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import { pgErrorCode } from '../../src/db/db.js';
+import { openTestDb } from '../harness.js';
+
+// Batches and prepared statements on the store the suite runs against (PGlite or PostgreSQL).
+let db: Db;
+const table = `batch_probe_${process.pid}`;
+
+beforeAll(async () => {
+  db = await openTestDb();
+  await db.query(
+    `CREATE TABLE ${table} (id text PRIMARY KEY, amount bigint NOT NULL, at timestamptz NOT NULL, doc jsonb)`,
+  );
+});
+
+afterAll(async () => {
+  await db.query(`DROP TABLE ${table}`);
+  await db.close();
+});
+
+const insert = (id: string, amount: number, doc: unknown = null) => ({
+  sql: `INSERT INTO ${table} (id, amount, at, doc) VALUES ($1, $2, $3, $4) RETURNING *`,
+  params: [id, amount, new Date('2026-01-02T03:04:05.678Z'), doc === null ? null : JSON.stringify(doc)],
+});
+const count = async (prefix: string) => {
+  const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE id LIKE $1`, [
+    `${prefix}%`,
+  ]);
+  return row?.n;
+};
+
+describe('Db.batch', () => {
+  it('runs the statements in order and answers each one’s rows, typed as single queries are', async () => {
+    const results = await db.batch([
+      insert('a1', 9_007_199_254_740_991, { k: [1, 'two'] }),
+      { sql: `UPDATE ${table} SET amount = amount - 1 WHERE id = $1`, params: ['a1'] },
+      { sql: `SELECT id, amount, at, doc FROM ${table} WHERE id = $1`, params: ['a1'] },
+      { sql: `SELECT count(*)::int AS n FROM ${table} WHERE id = 'none'` },
+    ]);
+    expect(results).toHaveLength(4);
+    expect(results[0]).toEqual([
+      {
+        id: 'a1',
+        amount: 9_007_199_254_740_991,
+        at: new Date('2026-01-02T03:04:05.678Z'),
+        doc: { k: [1, 'two'] },
+      },
+    ]);
+    expect(results[1]).toEqual([]);
+    expect(results[2]).toEqual([
+      {
+        id: 'a1',
+        amount: 9_007_199_254_740_990,
+        at: new Date('2026-01-02T03:04:05.678Z'),
+        doc: { k: [1, 'two'] },
+      },
+    ]);
+    expect(results[3]).toEqual([{ n: 0 }]);
+  });
+
+  it('keeps nothing when a statement fails, and says why', async () => {
+    await db.batch([insert('b1', 1)]);
+    const err = await db.batch([insert('b2', 2), insert('b1', 3), insert('b3', 4)]).catch((e: unknown) => e);
+    expect(pgErrorCode(err)).toBe('23505');
+    expect(await count('b')).toBe(1);
+    const [row] = await db.query<{ amount: number }>(`SELECT amount FROM ${table} WHERE id = 'b1'`);
+    expect(row?.amount).toBe(1);
+  });
+
+  it('runs the same statements again after a failed batch, on every pooled connection', async () => {
+    // The failure stops the batch before its third statement was ever prepared; the next batches
+    // (on whichever connection) must prepare or reuse each statement correctly.
+    const update = (id: string) => ({
+      sql: `UPDATE ${table} SET amount = amount + 1 WHERE id = $1 RETURNING amount`,
+      params: [id],
+    });
+    await db.batch([insert('c1', 1)]);
+    await expect(db.batch([insert('c1', 1), update('c1')])).rejects.toThrow();
+    const rounds = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => db.batch([insert(`c${i + 2}`, i), update('c1')])),
+    );
+    expect(rounds.map((r) => r[0]?.[0])).toEqual(
+      Array.from({ length: 12 }, (_, i) => expect.objectContaining({ id: `c${i + 2}`, amount: i })),
+    );
+    const amounts = rounds.map((r) => (r[1]?.[0] as { amount: number } | undefined)?.amount).sort();
+    expect(amounts).toEqual(Array.from({ length: 12 }, (_, i) => i + 2).sort());
+    expect(await count('c')).toBe(13);
+  });
+
+  it('leaves the store usable after a batch whose values cannot be bound', async () => {
+    const bad = { sql: `SELECT $1::uuid AS u`, params: ['not-a-uuid'] };
+    const err = await db.batch([insert('d1', 1), bad]).catch((e: unknown) => e);
+    expect(pgErrorCode(err)).toBe('22P02');
+    expect(await count('d')).toBe(0);
+    const [ok] = await db.batch([
+      { sql: `SELECT $1::uuid AS u`, params: ['00000000-0000-4000-8000-000000000000'] },
+    ]);
+    expect(ok).toEqual([{ u: '00000000-0000-4000-8000-000000000000' }]);
+  });
+});
+
+describe('prepared statements', () => {
+  it('answer the same as before across many runs of one text with different values', async () => {
+    const sql = `SELECT $1::bigint + $2::bigint AS sum, $3::text AS label`;
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db.query<{ sum: number; label: string }>(sql, [i, 1000, `run ${i}`]),
+      ),
+    );
+    expect(runs.map((r) => r[0])).toEqual(
+      Array.from({ length: 40 }, (_, i) => ({ sum: i + 1000, label: `run ${i}` })),
+    );
+  });
+
+  it('still answer after the table under them changed shape (another instance migrated)', async () => {
+    const shape = `shape_probe_${process.pid}`;
+    await db.query(`CREATE TABLE ${shape} (id integer PRIMARY KEY)`);
+    try {
+      const sql = `SELECT * FROM ${shape} WHERE id = $1`;
+      await db.query(`INSERT INTO ${shape} VALUES (1)`);
+      for (let i = 0; i < 12; i++) expect(await db.query(sql, [1])).toEqual([{ id: 1 }]);
+      await db.query(`ALTER TABLE ${shape} ADD COLUMN note text DEFAULT 'x'`);
+      for (let i = 0; i < 12; i++) expect(await db.query(sql, [1])).toEqual([{ id: 1, note: 'x' }]);
+    } finally {
+      await db.query(`DROP TABLE ${shape}`);
+    }
+  });
+});
