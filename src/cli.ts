@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { resolveMasterKey } from './crypto/master-key.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
+import { startFingerprintSweep } from './gateway/sweep.js';
 import { startRuntime } from './server.js';
 import { countShops, listShopRows } from './shops/repository.js';
 import {
@@ -48,6 +49,7 @@ async function serve(): Promise<void> {
     sandbox = await createShop({ db, clock: systemClock, masterKey }, { name: 'Sandbox shop', test: true });
   }
   await app.listen({ port: config.port, host: config.host });
+  const stopSweep = startFingerprintSweep({ db, clock: systemClock, log });
   console.log(
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
   );
@@ -68,6 +70,7 @@ async function serve(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 25_000);
     force.unref();
     try {
+      stopSweep();
       await app.close();
       await db.close();
     } finally {

@@ -18,26 +18,45 @@ export interface CardRow {
 
 export type NewCardRow = Omit<CardRow, 'created_at' | 'updated_at'>;
 
+const CARD_COLUMNS = [
+  'token',
+  'shop_id',
+  'number_enc',
+  'stamp',
+  'brand',
+  'first_1',
+  'last_4',
+  'bin',
+  'holder',
+  'exp_month',
+  'exp_year',
+] as const;
+
+/**
+ * The INSERT of a card as the CTE `stored_card` of a larger statement, parameters numbered from
+ * `$first`: a charge with a new card stores it in the same statement that records the charge.
+ */
+export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: string; values: unknown[] } {
+  const placeholders = CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ');
+  const at = `$${first + CARD_COLUMNS.length}`;
+  return {
+    sql: `stored_card AS (
+       INSERT INTO cards (${CARD_COLUMNS.join(', ')}, created_at, updated_at)
+       VALUES (${placeholders}, ${at}, ${at})
+     )`,
+    values: [...CARD_COLUMNS.map((k) => c[k]), now],
+  };
+}
+
+/** The row as the store keeps it once inserted. */
+export function storedCardRow(c: NewCardRow, now: Date): CardRow {
+  return { ...c, created_at: now, updated_at: now };
+}
+
 export async function insertCard(db: Queryable, c: NewCardRow, now: Date): Promise<CardRow> {
-  const [row] = await db.query<CardRow>(
-    `INSERT INTO cards (token, shop_id, number_enc, stamp, brand, first_1, last_4, bin, holder, exp_month, exp_year, created_at, updated_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$12) RETURNING *`,
-    [
-      c.token,
-      c.shop_id,
-      c.number_enc,
-      c.stamp,
-      c.brand,
-      c.first_1,
-      c.last_4,
-      c.bin,
-      c.holder,
-      c.exp_month,
-      c.exp_year,
-      now,
-    ],
-  );
-  return row as CardRow;
+  const insert = cardInsertCte(c, now, 1);
+  await db.query(`WITH ${insert.sql} SELECT 1`, insert.values);
+  return storedCardRow(c, now);
 }
 
 /** A shop's card by token; another shop's token is simply not found. */

@@ -3,7 +3,7 @@ import { deriveKey, open, seal } from '../crypto/secretbox.js';
 import type { Queryable } from '../db/db.js';
 import { randomToken } from '../ids.js';
 import { brandOf } from './brand.js';
-import { type CardRow, findCardRow, insertCard } from './repository.js';
+import { type CardRow, findCardRow, insertCard, type NewCardRow } from './repository.js';
 import type { NumberCard } from './validation.js';
 
 /** A card as answers show it: everything but the number (api-seed "card" of a subscription). */
@@ -49,32 +49,36 @@ export function cardStamp(masterKey: Buffer, number: string): string {
 // The token is the additional data: a sealed number cannot be moved to another token's row.
 const aad = (token: string) => `card:${token}`;
 
-/** Stores a card under a new token. Every call makes a new token, even for a number seen before. */
-export async function storeCard(
+/**
+ * A card sealed under a new token, ready to store. Every call makes a new token, even for a number
+ * seen before.
+ */
+export function sealCard(masterKey: Buffer, shopId: number, card: NumberCard): NewCardRow {
+  const token = randomToken(TOKEN_LENGTH);
+  return {
+    token,
+    shop_id: shopId,
+    number_enc: seal(keysOf(masterKey).seal, card.number, aad(token)),
+    stamp: cardStamp(masterKey, card.number),
+    brand: brandOf(card.number),
+    first_1: card.number.slice(0, 1),
+    last_4: card.number.slice(-4),
+    bin: card.number.slice(0, 6),
+    holder: card.holder,
+    exp_month: card.expMonth,
+    exp_year: card.expYear,
+  };
+}
+
+/** Stores a card under a new token. */
+export function storeCard(
   db: Queryable,
   masterKey: Buffer,
   shopId: number,
   card: NumberCard,
   now: Date,
 ): Promise<CardRow> {
-  const token = randomToken(TOKEN_LENGTH);
-  return insertCard(
-    db,
-    {
-      token,
-      shop_id: shopId,
-      number_enc: seal(keysOf(masterKey).seal, card.number, aad(token)),
-      stamp: cardStamp(masterKey, card.number),
-      brand: brandOf(card.number),
-      first_1: card.number.slice(0, 1),
-      last_4: card.number.slice(-4),
-      bin: card.number.slice(0, 6),
-      holder: card.holder,
-      exp_month: card.expMonth,
-      exp_year: card.expYear,
-    },
-    now,
-  );
+  return insertCard(db, sealCard(masterKey, shopId, card), now);
 }
 
 export function findCard(db: Queryable, shopId: number, token: string): Promise<CardRow | undefined> {

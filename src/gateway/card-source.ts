@@ -1,6 +1,6 @@
-import type { CardRow } from '../cards/repository.js';
+import { type CardRow, type NewCardRow, storedCardRow } from '../cards/repository.js';
 import { type CardInput, CardMsg, isExpired } from '../cards/validation.js';
-import { findCard, revealNumber, storeCard } from '../cards/vault.js';
+import { findCard, revealNumber, sealCard } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { ApiError } from '../http/errors.js';
@@ -11,11 +11,13 @@ export interface ChargeCard {
   number: string;
   /** Only a stored card can have expired since; a new one was checked when it arrived. */
   expired: boolean;
+  /** A card the request brought in full: sealed, to be stored by the statement recording the charge. */
+  unstored?: NewCardRow;
 }
 
 /**
  * The card of a request: a token is looked up among the shop's cards (another shop's token does not
- * exist here), a full card is stored under a new token. Call inside the verb's transaction.
+ * exist here); a full card is sealed under a new token and left for the caller to store (`unstored`).
  */
 export async function cardOf(db: Queryable, ctx: Ctx, card: CardInput, now: Date): Promise<ChargeCard> {
   if (card.kind === 'token') {
@@ -27,6 +29,6 @@ export async function cardOf(db: Queryable, ctx: Ctx, card: CardInput, now: Date
       expired: isExpired(row.exp_month, row.exp_year, now),
     };
   }
-  const row = await storeCard(db, ctx.masterKey, ctx.shop.id, card, now);
-  return { row, number: card.number, expired: false };
+  const unstored = sealCard(ctx.masterKey, ctx.shop.id, card);
+  return { row: storedCardRow(unstored, now), number: card.number, expired: false, unstored };
 }

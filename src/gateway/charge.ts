@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { toCardRecord } from '../cards/vault.js';
+import { type CardRecord, toCardRecord } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
-import type { Tx } from '../db/db.js';
-import { insertTransaction, type NewTransaction, type TransactionRow } from '../ledger/repository.js';
+import type { Queryable, Statement } from '../db/db.js';
+import {
+  insertTransaction,
+  type NewTransaction,
+  storedTransactionRow,
+  type TransactionRow,
+} from '../ledger/repository.js';
 import {
   avsCvcResult,
   type Decision,
@@ -15,7 +20,14 @@ import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answe
 import { type ChargeCard, cardOf } from './card-source.js';
 import { GatewayTimeout } from './errors.js';
 import { type ChargeInput, parseCharge, requestOf } from './input.js';
-import { findDuplicateCharge, hasSuccessfulCharge, lockCardCharges } from './repository.js';
+import {
+  chargeStatement,
+  firstChargeOf,
+  hasSuccessfulCharge,
+  insertCharge,
+  lockCardCharges,
+  type NewCharge,
+} from './repository.js';
 import { behaviourOf } from './test-cards.js';
 
 /** Payments, authorizations and credits: the verbs that take money from (or give it to) a card. */
@@ -98,55 +110,39 @@ function outcomeRow(
   }
 }
 
-async function recordCharge(tx: Tx, ctx: Ctx, uid: string, type: ChargeType, input: ChargeInput, now: Date) {
-  const card = await cardOf(tx, ctx, input.card, now);
-  const checksDuplicates = input.duplicateCheck && type !== 'credit';
-  // Only the first-then-declined test card depends on the card's history.
+/**
+ * Records a charge: one statement stores a new card, takes the duplicate check's fingerprint and
+ * writes the ledger row. Only the first-then-declined test card, whose outcome depends on the card's
+ * earlier charges, needs a transaction that locks the card and reads them first.
+ */
+async function recordCharge(ctx: Ctx, uid: string, type: ChargeType, input: ChargeInput, now: Date) {
+  const card = await cardOf(ctx.db, ctx, input.card, now);
   const readsHistory = type !== 'credit' && behaviourOf(card.number).kind === 'first_then_declined';
-  // The lock only makes those two reads see every earlier charge of the card; a charge that makes
-  // neither (a subscription's, sent with duplicate_check false) needs no lock and no round trip.
-  if (checksDuplicates || readsHistory) await lockCardCharges(tx, ctx.shop.id, card.row.stamp);
+  if (!readsHistory) return decideAndRecord(ctx.db, ctx, uid, type, input, card, now, false);
+  return ctx.db.tx(async (tx) => {
+    await lockCardCharges(tx, ctx.shop.id, card.row.stamp);
+    const chargedBefore = await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp);
+    return decideAndRecord(tx, ctx, uid, type, input, card, now, chargedBefore);
+  });
+}
+
+/** The acquirer's decision on a charge and the rows that record it, before anything is written. */
+function decide(
+  ctx: Ctx,
+  uid: string,
+  type: ChargeType,
+  input: ChargeInput,
+  card: ChargeCard,
+  now: Date,
+  chargedBefore: boolean,
+): NewCharge {
   const base = baseRow(ctx, uid, type, input, card);
   const extra = { additional_data: input.additionalData };
-
-  if (checksDuplicates) {
-    const first = await findDuplicateCharge(
-      tx,
-      {
-        shopId: ctx.shop.id,
-        type,
-        stamp: card.row.stamp,
-        amount: input.amount,
-        currency: input.currency,
-        trackingId: input.trackingId,
-      },
-      new Date(now.getTime() - DUPLICATE_WINDOW_MS),
-    );
-    if (first) {
-      const message = ChargeMsg.duplicate(first);
-      return insertTransaction(
-        tx,
-        {
-          ...base,
-          status: 'failed',
-          message,
-          details: { ...extra, section: sectionFor(type, 'failed', message, false), duplicate_of: first },
-        },
-        now,
-      );
-    }
-  }
-
   const threeDsActive = type !== 'credit' && ctx.shop.threeDs && !input.skipThreeDs;
   const decision =
     type === 'credit'
       ? decideCredit(card.number, card.expired)
-      : decideCharge({
-          number: card.number,
-          threeDsActive,
-          chargedBefore: readsHistory && (await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp)),
-          expired: card.expired,
-        });
+      : decideCharge({ number: card.number, threeDsActive, chargedBefore, expired: card.expired });
   const avsCvc = avsCvcResult(input.billingAddress?.address, input.billingAddress?.zip, input.card.cvc);
   const rejected =
     input.avsCvcRules.avs.includes(avsCvc.avs_verification.result_code) ||
@@ -157,9 +153,19 @@ async function recordCharge(tx: Tx, ctx: Ctx, uid: string, type: ChargeType, inp
       : decision;
   const outcome = outcomeRow(type, final, now);
   const enrolled = behaviourOf(card.number).kind === 'three_ds';
-  return insertTransaction(
-    tx,
-    {
+  return {
+    ...(card.unstored ? { card: card.unstored } : {}),
+    fingerprint: {
+      shopId: ctx.shop.id,
+      type,
+      stamp: card.row.stamp,
+      amount: input.amount,
+      currency: input.currency,
+      trackingId: input.trackingId,
+    },
+    check: input.duplicateCheck && type !== 'credit',
+    since: new Date(now.getTime() - DUPLICATE_WINDOW_MS),
+    transaction: {
       ...base,
       ...outcome,
       avs_cvc: type === 'credit' ? null : (avsCvc as unknown as Record<string, unknown>),
@@ -170,21 +176,106 @@ async function recordCharge(tx: Tx, ctx: Ctx, uid: string, type: ChargeType, inp
           : null),
       details: { ...extra, ...outcome.details },
     },
+  };
+}
+
+async function decideAndRecord(
+  db: Queryable,
+  ctx: Ctx,
+  uid: string,
+  type: ChargeType,
+  input: ChargeInput,
+  card: ChargeCard,
+  now: Date,
+  chargedBefore: boolean,
+): Promise<TransactionRow> {
+  const charge = decide(ctx, uid, type, input, card, now, chargedBefore);
+  const row = await insertCharge(db, charge, now);
+  if (row) return row;
+
+  // A duplicate: the card (when new) is stored, the charge is recorded as declined, naming the first.
+  const { card: _stored, ...again } = charge;
+  let first = await firstChargeOf(db, charge.fingerprint);
+  if (first === undefined) {
+    // The first charge's window ended between the two statements: this one is no duplicate after all.
+    const retried = await insertCharge(db, again, now);
+    if (retried) return retried;
+    first = (await firstChargeOf(db, charge.fingerprint)) ?? 'unknown';
+  }
+  const message = ChargeMsg.duplicate(first);
+  return insertTransaction(
+    db,
+    {
+      ...baseRow(ctx, uid, type, input, card),
+      status: 'failed',
+      message,
+      details: {
+        additional_data: input.additionalData,
+        section: sectionFor(type, 'failed', message, false),
+        duplicate_of: first,
+      },
+    },
     now,
   );
 }
+
+function logTransaction(ctx: Ctx, row: Pick<TransactionRow, 'uid' | 'type' | 'status'>): void {
+  // Ids and outcome only: a log line never carries card data.
+  ctx.log.info(
+    { uid: row.uid, type: row.type, status: row.status, shop_id: ctx.shop.id },
+    'gateway transaction',
+  );
+}
+
+const timedOut = (row: TransactionRow) => row.status === 'pending' && row.details.acquirer_timeout === true;
 
 async function run(ctx: Ctx, body: unknown, type: ChargeType): Promise<TransactionAnswer> {
   const now = ctx.clock.now();
   const input = parseCharge(requestOf(body), now, { requireCvc: type !== 'credit' });
   const uid = randomUUID();
-  const row: TransactionRow = await ctx.db.tx((tx) => recordCharge(tx, ctx, uid, type, input, now));
-  // Ids and outcome only: a log line never carries card data.
-  ctx.log.info({ uid, type, status: row.status, shop_id: ctx.shop.id }, 'gateway transaction');
+  const row = await recordCharge(ctx, uid, type, input, now);
+  logTransaction(ctx, row);
   // Recorded as pending first, so a query by tracking_id finds it: the caller's way out of the unknown.
-  if (row.status === 'pending' && row.details.acquirer_timeout === true)
-    throw new GatewayTimeout(uid, input.trackingId);
+  if (timedOut(row)) throw new GatewayTimeout(uid, input.trackingId);
   return toAnswer(row, ctx.config.gatewayUrl);
+}
+
+/**
+ * A payment decided but not yet written: `statement` records it (and stores a new card), for the
+ * caller to run in one batch with rows of its own, so that the payment and what it pays for commit
+ * together. `answer` is what the payment answers once that statement ran; for the timeout card it is
+ * the pending transaction (`timedOut`), which payment() would report as a GatewayTimeout.
+ */
+export interface PlannedPayment {
+  statement: Statement;
+  answer: TransactionAnswer;
+  card: CardRecord;
+  timedOut: boolean;
+  /** Call once the statement committed. */
+  recorded(): void;
+}
+
+/**
+ * Decides a payment without writing it, for a caller on the same store (the in-process gateway
+ * client). Undefined when a payment cannot be planned: one with duplicate_check on (its outcome
+ * depends on the charges committed when it runs) or with the card whose outcome depends on its earlier
+ * charges. Invalid requests reject exactly as payment() does.
+ */
+export async function planPayment(ctx: Ctx, body: unknown): Promise<PlannedPayment | undefined> {
+  const now = ctx.clock.now();
+  const input = parseCharge(requestOf(body), now, { requireCvc: true });
+  if (input.duplicateCheck) return undefined;
+  const card = await cardOf(ctx.db, ctx, input.card, now);
+  if (behaviourOf(card.number).kind === 'first_then_declined') return undefined;
+  const charge = decide(ctx, randomUUID(), 'payment', input, card, now, false);
+  const row = storedTransactionRow(charge.transaction, now);
+  return {
+    statement: chargeStatement(charge, now),
+    answer: toAnswer(row, ctx.config.gatewayUrl),
+    card: toCardRecord(card.row),
+    timedOut: timedOut(row),
+    recorded: () => logTransaction(ctx, row),
+  };
 }
 
 /** `POST /transactions/payments`: authorization and capture at once. */

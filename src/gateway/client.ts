@@ -2,7 +2,7 @@ import type { CardRecord } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { TransactionAnswer } from './answer.js';
-import { authorize, credit, pay } from './charge.js';
+import { authorize, credit, type PlannedPayment, pay, planPayment } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
 import { HttpGatewayClient } from './http-client.js';
 import type { BillingAddress, Customer } from './input.js';
@@ -12,6 +12,7 @@ import { tokenize } from './tokenize.js';
 
 export type { CardRecord } from '../cards/vault.js';
 export type { TransactionAnswer } from './answer.js';
+export type { PlannedPayment } from './charge.js';
 export { GatewayTimeout } from './errors.js';
 
 /**
@@ -41,6 +42,13 @@ export interface GatewayClient {
   query(uid: string): Promise<TransactionAnswer | undefined>;
   /** `GET /v2/transactions/tracking_id/{id}`: every match, the first first; empty when none. */
   queryByTrackingId(trackingId: string): Promise<TransactionAnswer[]>;
+  /**
+   * Only a gateway in this process, on this store, has it: decides a payment (with a full card, which
+   * it then stores, or a token) and returns the statement that records it, for the caller to commit
+   * in one batch with its own rows. Undefined when the payment cannot be planned; then use payment().
+   * Requests it refuses reject as payment() would.
+   */
+  planPayment?(request: ChargeRequest): Promise<PlannedPayment | undefined>;
 }
 
 /** `credit_card` of a request: the full card, or a token (with the CVC when the cardholder gave it). */
@@ -121,6 +129,9 @@ export class InProcessGatewayClient implements GatewayClient {
 
   payment(request: ChargeRequest) {
     return pay(this.ctx, wire(request));
+  }
+  planPayment(request: ChargeRequest) {
+    return planPayment(this.ctx, wire(request));
   }
   authorization(request: ChargeRequest) {
     return authorize(this.ctx, wire(request));

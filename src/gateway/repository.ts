@@ -1,4 +1,7 @@
-import type { Queryable, Tx } from '../db/db.js';
+import { createHash } from 'node:crypto';
+import { cardInsertCte, type NewCardRow } from '../cards/repository.js';
+import type { Queryable, Statement, Tx } from '../db/db.js';
+import { type NewTransaction, type TransactionRow, transactionInsertCtes } from '../ledger/repository.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
@@ -22,20 +25,80 @@ export interface ChargeFingerprint {
   trackingId: string | null;
 }
 
-/** The first charge with the same card, amount, currency and tracking_id since `since`, if any. */
-export async function findDuplicateCharge(
+/** The duplicate check's key: the card stamp is a keyed hash already, so this reveals nothing. */
+export function fingerprintKey(f: ChargeFingerprint): string {
+  return createHash('sha256')
+    .update(JSON.stringify([f.type, f.stamp, f.amount, f.currency, f.trackingId]))
+    .digest('base64url');
+}
+
+export interface NewCharge {
+  /** A card the request brought in full: stored by the same statement. */
+  card?: NewCardRow;
+  fingerprint: ChargeFingerprint;
+  /** false: the charge is not checked, but still holds its fingerprint for later checked charges. */
+  check: boolean;
+  /** The start of the duplicate window. */
+  since: Date;
+  transaction: NewTransaction;
+}
+
+/**
+ * A charge as one statement: its card (when new), its fingerprint and the ledger row with its
+ * history. The fingerprint row decides the duplicate check: a charge whose fingerprint is held by a
+ * charge younger than `since` writes no ledger row and returns none; the caller then records it as a
+ * declined duplicate. A concurrent charge of the same fingerprint waits on the key until the first
+ * commits, so two identical charges sent at once are never both approved.
+ */
+export function chargeStatement(c: NewCharge, now: Date): Statement {
+  const head = [
+    c.fingerprint.shopId,
+    fingerprintKey(c.fingerprint),
+    c.transaction.uid,
+    now,
+    c.since,
+    c.check,
+  ];
+  const card = c.card ? cardInsertCte(c.card, now, head.length + 1) : undefined;
+  const first = head.length + (card?.values.length ?? 0) + 1;
+  const insert = transactionInsertCtes(c.transaction, now, first, 'fingerprint');
+  return {
+    sql: `WITH fingerprint AS (
+       INSERT INTO charge_fingerprints AS f (shop_id, fingerprint, first_uid, at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (shop_id, fingerprint) DO UPDATE SET
+         first_uid = CASE WHEN f.at <= $5 THEN excluded.first_uid ELSE f.first_uid END,
+         at = CASE WHEN f.at <= $5 THEN excluded.at ELSE f.at END
+       WHERE NOT $6::boolean OR f.at <= $5
+       RETURNING 1
+     ), ${card ? `${card.sql}, ` : ''}${insert.sql}
+     SELECT * FROM created`,
+    params: [...head, ...(card?.values ?? []), ...insert.values],
+  };
+}
+
+export async function insertCharge(
   db: Queryable,
-  f: ChargeFingerprint,
-  since: Date,
-): Promise<string | undefined> {
-  const [row] = await db.query<{ uid: string }>(
-    `SELECT uid FROM transactions
-     WHERE shop_id = $1 AND type = $2 AND card ->> 'stamp' = $3 AND amount = $4 AND currency = $5
-       AND tracking_id IS NOT DISTINCT FROM $6 AND created_at > $7 AND details ->> 'duplicate_of' IS NULL
-     ORDER BY seq LIMIT 1`,
-    [f.shopId, f.type, f.stamp, f.amount, f.currency, f.trackingId, since],
+  c: NewCharge,
+  now: Date,
+): Promise<TransactionRow | undefined> {
+  const statement = chargeStatement(c, now);
+  const [row] = await db.query<TransactionRow>(statement.sql, statement.params);
+  return row;
+}
+
+/** The charge holding a fingerprint: what a duplicate names as the first. */
+export async function firstChargeOf(db: Queryable, f: ChargeFingerprint): Promise<string | undefined> {
+  const [row] = await db.query<{ first_uid: string }>(
+    'SELECT first_uid FROM charge_fingerprints WHERE shop_id = $1 AND fingerprint = $2',
+    [f.shopId, fingerprintKey(f)],
   );
-  return row?.uid;
+  return row?.first_uid;
+}
+
+/** Forgets fingerprints older than the window: they decide nothing any more. */
+export async function sweepFingerprints(db: Queryable, before: Date): Promise<number> {
+  const rows = await db.query('DELETE FROM charge_fingerprints WHERE at < $1 RETURNING 1', [before]);
+  return rows.length;
 }
 
 /** Whether the shop has a successful payment or authorization of this card. */

@@ -83,23 +83,50 @@ function param(column: string, value: unknown): unknown {
 }
 
 /**
- * Records a new transaction and its first status in the history, in one statement: one round trip
- * on every charge instead of two.
+ * The INSERT of a transaction and of its first status in the history, as the CTEs `created` and
+ * `logged` of a larger statement, with parameters numbered from `$first`. With `gate`, the name of an
+ * earlier CTE of the statement, the rows are written only when that CTE yields a row: how a charge is
+ * recorded only when its duplicate check lets it through, in the same statement.
  */
-export async function insertTransaction(db: Tx, t: NewTransaction, now: Date): Promise<TransactionRow> {
-  const values = COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c]));
-  const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-  const [row] = await db.query<TransactionRow>(
-    `WITH created AS (
+export function transactionInsertCtes(
+  t: NewTransaction,
+  now: Date,
+  first: number,
+  gate?: string,
+): { sql: string; values: unknown[] } {
+  const values = [...COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c])), now];
+  const at = `$${first + COLUMNS.length}`;
+  const selected = COLUMNS.map((_, i) => `$${first + i}`).join(', ');
+  return {
+    sql: `created AS (
        INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
-       VALUES (${placeholders}, $${COLUMNS.length + 1}, $${COLUMNS.length + 1}) RETURNING *
+       SELECT ${selected}, ${at}, ${at}${gate ? ` FROM ${gate}` : ''} RETURNING *
      ), logged AS (
        INSERT INTO transaction_history (uid, status, message, at)
        SELECT uid, status, message, created_at FROM created
-     )
-     SELECT * FROM created`,
-    [...values, now],
-  );
+     )`,
+    values,
+  };
+}
+
+/** The row a new transaction becomes once inserted, for answering before reading it back. */
+export function storedTransactionRow(t: NewTransaction, now: Date): TransactionRow {
+  const row: Record<string, unknown> = { created_at: now, updated_at: now };
+  for (const c of COLUMNS) row[c] = (t as Record<string, unknown>)[c] ?? (c === 'details' ? {} : null);
+  return row as unknown as TransactionRow;
+}
+
+/**
+ * Records a new transaction and its first status in the history, in one statement: one round trip
+ * on every charge instead of two.
+ */
+export async function insertTransaction(
+  db: Queryable,
+  t: NewTransaction,
+  now: Date,
+): Promise<TransactionRow> {
+  const insert = transactionInsertCtes(t, now, 1);
+  const [row] = await db.query<TransactionRow>(`WITH ${insert.sql} SELECT * FROM created`, insert.values);
   return row as TransactionRow;
 }
 

@@ -1,4 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { DUPLICATE_WINDOW_MS } from '../../src/gateway/charge.js';
+import { sweepFingerprints } from '../../src/gateway/repository.js';
+import { startFingerprintSweep } from '../../src/gateway/sweep.js';
 import { withClock } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
@@ -65,6 +69,72 @@ describe('duplicate_check', () => {
       ).toBe('successful');
     }
     expect((await g.authorize({ tracking_id: 'dup-5' })).body.transaction.status).toBe('successful');
+  });
+
+  it('counts a charge sent with duplicate_check false as the first for a checked one after it', async () => {
+    const unchecked = (await g.pay({ tracking_id: 'dup-7', duplicate_check: false })).body.transaction;
+    const checked = await later(10_000, () => g.pay({ tracking_id: 'dup-7' }));
+    expect(checked.body.transaction).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining(`(transaction ${unchecked.uid})`),
+    });
+  });
+
+  it('declines a duplicate of a new card and still keeps the card it brought', async () => {
+    const first = (await g.pay({ tracking_id: 'dup-8' })).body.transaction;
+    const second = (await g.pay({ tracking_id: 'dup-8' })).body.transaction;
+    expect(second.status).toBe('failed');
+    expect(second.credit_card.token).not.toBe(first.credit_card.token);
+    const [stored] = await g.h.db.query('SELECT stamp FROM cards WHERE token = $1', [
+      second.credit_card.token,
+    ]);
+    expect(stored).toEqual({ stamp: first.credit_card.stamp });
+  });
+
+  // The sweeps below run on the store every test shares: they sweep a moment in 2001, which no other
+  // test's charges are near, and leave everything else alone.
+  const Y2001 = '2001-01-01T00:00:00.000Z';
+
+  it('forgets fingerprints only once their window has passed', async () => {
+    await withClock(g.h, Y2001, () => g.pay({ tracking_id: 'dup-9a' }));
+    await withClock(g.h, '2000-12-31T23:59:00.000Z', () => g.pay({ tracking_id: 'dup-9b' }));
+    const heldBy = async (tracking: string) =>
+      (
+        await g.h.db.query(
+          `SELECT 1 FROM charge_fingerprints f JOIN transactions t ON t.uid = f.first_uid
+           WHERE t.shop_id = $1 AND t.tracking_id = $2`,
+          [g.shop.shop.id, tracking],
+        )
+      ).length;
+    expect(await sweepFingerprints(g.h.db, new Date(new Date(Y2001).getTime() - DUPLICATE_WINDOW_MS))).toBe(
+      1,
+    );
+    expect(await heldBy('dup-9a')).toBe(1);
+    expect(await heldBy('dup-9b')).toBe(0);
+    // The young one still decides; the swept one's charge is a new charge.
+    await withClock(g.h, '2001-01-01T00:00:10.000Z', async () => {
+      expect((await g.pay({ tracking_id: 'dup-9a' })).body.transaction.status).toBe('failed');
+      expect((await g.pay({ tracking_id: 'dup-9b' })).body.transaction.status).toBe('successful');
+    });
+  });
+
+  it('sweeps on a timer in the background', async () => {
+    await withClock(g.h, '2001-06-01T00:00:00.000Z', () => g.pay({ tracking_id: 'dup-10' }));
+    const clock = new ManualClock(new Date('2001-06-01T00:01:00.000Z'));
+    const count = async () =>
+      (
+        await g.h.db.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM charge_fingerprints WHERE shop_id = $1 AND at < $2',
+          [g.shop.shop.id, new Date('2001-06-01T00:00:30.000Z')],
+        )
+      )[0]?.n;
+    expect(await count()).toBeGreaterThan(0);
+    const stop = startFingerprintSweep({ db: g.h.db, clock, log: g.h.app.log }, 10);
+    try {
+      await vi.waitFor(async () => expect(await count()).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      stop();
+    }
   });
 
   it('checks within one shop only', async () => {
