@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
 import type { ListParams } from '../http/pagination.js';
 
@@ -20,16 +20,12 @@ export interface CustomerRow {
 
 export type NewCustomer = Omit<CustomerRow, 'shop_id' | 'created_at'>;
 
-export async function insertCustomer(
-  db: Queryable,
-  shopId: number,
-  c: NewCustomer,
-  now: Date,
-): Promise<CustomerRow> {
-  const [row] = await db.query<CustomerRow>(
-    `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
+/** The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row. */
+export function customerInsert(shopId: number, c: NewCustomer, now: Date): Statement {
+  return {
+    sql: `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING *`,
-    [
+    params: [
       c.id,
       shopId,
       c.first_name,
@@ -44,7 +40,17 @@ export async function insertCustomer(
       c.ip,
       now,
     ],
-  );
+  };
+}
+
+export async function insertCustomer(
+  db: Queryable,
+  shopId: number,
+  c: NewCustomer,
+  now: Date,
+): Promise<CustomerRow> {
+  const insert = customerInsert(shopId, c, now);
+  const [row] = await db.query<CustomerRow>(insert.sql, insert.params);
   return row as CustomerRow;
 }
 

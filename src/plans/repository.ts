@@ -1,5 +1,5 @@
 import type { IntervalUnit } from '../billing/interval.js';
-import type { Queryable } from '../db/db.js';
+import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
 import type { ListParams } from '../http/pagination.js';
 
@@ -44,13 +44,8 @@ const COLUMNS = [
   'test',
 ] as const;
 
-export async function insertPlan(
-  db: Queryable,
-  shopId: number,
-  id: string,
-  p: PlanData,
-  now: Date,
-): Promise<PlanRow> {
+/** The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row. */
+export function planInsert(shopId: number, id: string, p: PlanData, now: Date): Statement {
   const values = [
     id,
     shopId,
@@ -72,11 +67,27 @@ export async function insertPlan(
     now,
   ];
   const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
-  const [row] = await db.query<PlanRow>(
-    `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
+  return {
+    sql: `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
      VALUES (${placeholders}) RETURNING *`,
-    values,
-  );
+    params: values,
+  };
+}
+
+/** The row planInsert stores. */
+export function newPlanRow(shopId: number, id: string, p: PlanData, now: Date): PlanRow {
+  return { id, shop_id: shopId, ...p, created_at: now, updated_at: now };
+}
+
+export async function insertPlan(
+  db: Queryable,
+  shopId: number,
+  id: string,
+  p: PlanData,
+  now: Date,
+): Promise<PlanRow> {
+  const insert = planInsert(shopId, id, p, now);
+  const [row] = await db.query<PlanRow>(insert.sql, insert.params);
   return row as PlanRow;
 }
 

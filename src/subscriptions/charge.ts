@@ -3,6 +3,8 @@ import type { Ctx } from '../context.js';
 import {
   type AvsCvcRequest,
   type CardRecord,
+  type CardRequest,
+  type ChargeRequest,
   GatewayTimeout,
   gatewayClient,
   type TransactionAnswer,
@@ -80,6 +82,44 @@ export async function tokenizeCard(ctx: Ctx, card: CardInput): Promise<CardRecor
   }
 }
 
+/** The gateway payment of a subscription's first charge (the trial's or the first period's). */
+export function firstChargeRequest(
+  sub: Pick<SubscriptionRow, 'id' | 'language' | 'return_url' | 'avs_cvc_verification'>,
+  plan: Plan,
+  charge: { period: number; amount: number },
+  card: CardRequest,
+): ChargeRequest {
+  return {
+    amount: charge.amount,
+    currency: plan.currency,
+    description: chargeDescription(plan.title, sub.id),
+    tracking_id: chargeTrackingId(sub.id, charge.period),
+    language: sub.language,
+    ...(sub.return_url ? { return_url: returnUrlWithId(sub.return_url, sub.id) } : {}),
+    // The shop's AVS/CVC rules apply to the first charge, the only one made with the cardholder's CVC.
+    ...(sub.avs_cvc_verification ? { avs_cvc_verification: sub.avs_cvc_verification as AvsCvcRequest } : {}),
+    test: plan.test,
+    // The charge's claim row already makes a repeat impossible; the gateway's 30-second check
+    // would only get in the way of a legitimate retry of another period.
+    duplicate_check: false,
+    credit_card: card,
+    additional_data: { subscription_id: sub.id, billing_period: charge.period },
+  };
+}
+
+/** The card of a subscription request as the gateway takes it: in full, or its token (with the CVC). */
+export function cardRequest(card: CardInput): CardRequest {
+  if (card.kind === 'token')
+    return { token: card.token, ...(card.cvc ? { verification_value: card.cvc } : {}) };
+  return {
+    number: card.number,
+    ...(card.cvc ? { verification_value: card.cvc } : {}),
+    holder: card.holder,
+    exp_month: String(card.expMonth).padStart(2, '0'),
+    exp_year: String(card.expYear),
+  };
+}
+
 /**
  * Takes a claimed first charge (the trial's or the first period's) through the gateway and records
  * what it answered. Whatever happens, the answer is a subscription, never an exception: the
@@ -95,24 +135,12 @@ export async function takeFirstCharge(
   const gateway = gatewayClient(ctx);
   let answer: TransactionAnswer;
   try {
-    answer = await gateway.payment({
-      amount: charge.amount,
-      currency: plan.currency,
-      description: chargeDescription(plan.title, sub.id),
-      tracking_id: chargeTrackingId(sub.id, charge.period),
-      language: sub.language,
-      ...(sub.return_url ? { return_url: returnUrlWithId(sub.return_url, sub.id) } : {}),
-      // The shop's AVS/CVC rules apply to the first charge, the only one made with the cardholder's CVC.
-      ...(sub.avs_cvc_verification
-        ? { avs_cvc_verification: sub.avs_cvc_verification as AvsCvcRequest }
-        : {}),
-      test: plan.test,
-      // The charge's claim row already makes a repeat impossible; the gateway's 30-second check
-      // would only get in the way of a legitimate retry of another period.
-      duplicate_check: false,
-      credit_card: { token: sub.card_token as string, ...(cvc ? { verification_value: cvc } : {}) },
-      additional_data: { subscription_id: sub.id, billing_period: charge.period },
-    });
+    answer = await gateway.payment(
+      firstChargeRequest(sub, plan, charge, {
+        token: sub.card_token as string,
+        ...(cvc ? { verification_value: cvc } : {}),
+      }),
+    );
   } catch (err) {
     if (err instanceof ApiError) return refused(ctx, sub, charge.period, err);
     if (!(err instanceof GatewayTimeout)) {

@@ -1,5 +1,5 @@
 import type { CardRecord } from '../cards/vault.js';
-import type { Queryable, Tx } from '../db/db.js';
+import type { Queryable, Statement, Tx } from '../db/db.js';
 import { unknownCursor } from '../http/pagination.js';
 import type { TransactionSummary } from './view.js';
 
@@ -79,20 +79,43 @@ const JSON_COLUMNS = new Set([
 const json = (c: string, v: unknown) =>
   JSON_COLUMNS.has(c) && v !== null && v !== undefined ? JSON.stringify(v) : v;
 
+/**
+ * The INSERT of a new subscription, to run alone or in a batch; RETURNING the stored row. `s` may
+ * carry the outcome of its first charge already (state, counters, last_transaction).
+ */
+export function subscriptionInsert(s: NewSubscription & SubscriptionChange, now: Date): Statement {
+  const columns = Object.keys(s);
+  const values = columns.map((c) => json(c, (s as unknown as Record<string, unknown>)[c]));
+  return {
+    sql: `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
+     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})
+     RETURNING *`,
+    params: [...values, now],
+  };
+}
+
 export async function insertSubscription(
   db: Queryable,
   s: NewSubscription,
   now: Date,
 ): Promise<SubscriptionRow> {
-  const columns = Object.keys(s);
-  const values = columns.map((c) => json(c, (s as unknown as Record<string, unknown>)[c]));
-  const [row] = await db.query<SubscriptionRow>(
-    `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
-     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})
-     RETURNING *`,
-    [...values, now],
-  );
+  const insert = subscriptionInsert(s, now);
+  const [row] = await db.query<SubscriptionRow>(insert.sql, insert.params);
   return row as SubscriptionRow;
+}
+
+/** The row a new subscription becomes once inserted, before any charge changed it. */
+export function newSubscriptionRow(s: NewSubscription, now: Date): SubscriptionRow {
+  return {
+    ...s,
+    paid_billing_cycles: 0,
+    number_failed_payment_attempts: 0,
+    last_transaction: null,
+    cancel_reason: null,
+    cancelled_at: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export type SubscriptionChange = Partial<
@@ -217,6 +240,23 @@ export async function claimCharge(
     [c.subscriptionId, c.period, c.amount, c.currency, now],
   );
   return rows.length > 0;
+}
+
+/**
+ * The charge of a period made and answered in the same batch that creates its subscription: the
+ * claim and its answer at once (status as recordCharge would set it).
+ */
+export function answeredChargeInsert(
+  c: { subscriptionId: string; period: number; amount: number; currency: string },
+  status: string,
+  transactionUid: string,
+  now: Date,
+): Statement {
+  return {
+    sql: `INSERT INTO subscription_charges (subscription_id, period, amount, currency, status, transaction_uid, attempts, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7)`,
+    params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now],
+  };
 }
 
 export async function recordCharge(

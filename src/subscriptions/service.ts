@@ -1,3 +1,5 @@
+import type { CardInput } from '../cards/validation.js';
+import type { CardRecord } from '../cards/vault.js';
 import {
   checkoutOfSubscription,
   checkoutUrl,
@@ -5,27 +7,38 @@ import {
   openCheckout,
 } from '../checkout/repository.js';
 import type { Ctx } from '../context.js';
-import { type CustomerRow, findCustomer, findCustomers, insertCustomer } from '../customers/repository.js';
+import {
+  type CustomerRow,
+  customerInsert,
+  findCustomer,
+  findCustomers,
+  insertCustomer,
+} from '../customers/repository.js';
+import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
 import { Fields } from '../http/rules.js';
 import { newId } from '../ids.js';
-import { findPlans } from '../plans/repository.js';
+import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
-import { takeFirstCharge, tokenizeCard } from './charge.js';
-import { checkSubscriptionInput } from './input.js';
+import { cardRequest, firstChargeRequest, takeFirstCharge, tokenizeCard } from './charge.js';
+import { checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
+  answeredChargeInsert,
   claimCharge,
   findSubscription,
   insertSubscription,
   listSubscriptions,
   lockSubscription,
+  type NewSubscription,
+  newSubscriptionRow,
   type SubscriptionFilter,
   type SubscriptionRow,
+  subscriptionInsert,
   updateSubscription,
 } from './repository.js';
-import { firstSchedule } from './schedule.js';
+import { afterFirstCharge, type FirstSchedule, firstSchedule } from './schedule.js';
 import { settleOpenCharge } from './settle.js';
-import { type Subscription, toSubscription } from './view.js';
+import { type Subscription, summarize, toSubscription } from './view.js';
 
 /** The plan and customer of a subscription when the caller has them already: not read again. */
 interface Known {
@@ -48,6 +61,114 @@ export async function viewOf(ctx: Ctx, row: SubscriptionRow, known?: Known): Pro
   });
 }
 
+/** The subscription row a request asks for, before its first charge. */
+function newSubscription(
+  ctx: Ctx,
+  input: SubscriptionInput,
+  p: {
+    id: string;
+    planId: string;
+    customerId: string | null;
+    card: CardRecord | undefined;
+    schedule: FirstSchedule | undefined;
+    now: Date;
+  },
+): NewSubscription {
+  return {
+    id: p.id,
+    shop_id: ctx.shop.id,
+    plan_id: p.planId,
+    customer_id: p.customerId,
+    card_token: p.card?.token ?? null,
+    card: p.card ?? null,
+    state: p.schedule?.state ?? 'redirecting',
+    tracking_id: input.trackingId,
+    device_id: input.deviceId,
+    return_url: input.returnUrl,
+    notification_url: input.notificationUrl,
+    additional_data: input.additionalData,
+    receipt_text: input.receiptText,
+    avs_cvc_verification: input.avsCvcVerification,
+    settings: input.settings,
+    language: input.language,
+    dynamic_billing_descriptor: input.dynamicBillingDescriptor,
+    billing_anchor: p.schedule?.anchor ?? p.now,
+    billing_day: p.schedule?.anchorDay ?? p.now.getUTCDate(),
+    renew_at: p.schedule?.renewAt ?? null,
+    active_to: p.schedule?.activeTo ?? null,
+  };
+}
+
+/**
+ * With the gateway in this process, a card subscription whose first charge is due now is created in
+ * one batch: the card, a new plan and customer, the subscription with its charge's outcome, the
+ * charge's record and the payment itself commit together or not at all, in one round trip. No
+ * subscription can then wait on a charge its process never made, and no payment exists without its
+ * subscription. Undefined when the path does not apply (a remote gateway, a free trial, a payment the
+ * gateway cannot plan, or one it refuses): the caller then claims, charges and records step by step.
+ */
+async function createWithPlannedCharge(
+  ctx: Ctx,
+  input: SubscriptionInput,
+  card: CardInput,
+): Promise<Subscription | undefined> {
+  const gateway = gatewayClient(ctx);
+  if (!gateway.planPayment) return undefined;
+  const now = ctx.clock.now();
+  const planData: PlanData | undefined = 'create' in input.plan ? input.plan.create : undefined;
+  const newPlan = planData && newPlanRow(ctx.shop.id, newId('pln'), planData, now);
+  const plan = 'existing' in input.plan ? input.plan.existing : toPlan(newPlan as PlanRow);
+  const schedule = firstSchedule(plan, now);
+  const charge = schedule.charge;
+  if (!charge) return undefined;
+  const existingCustomer =
+    input.customer && 'existing' in input.customer ? input.customer.existing : undefined;
+  const newCustomer =
+    input.customer && 'create' in input.customer ? { id: newId('cst'), ...input.customer.create } : undefined;
+  const sub = newSubscription(ctx, input, {
+    id: newId('sbs'),
+    planId: plan.id,
+    customerId: existingCustomer?.id ?? newCustomer?.id ?? null,
+    card: undefined,
+    schedule,
+    now,
+  });
+
+  let planned: PlannedPayment | undefined;
+  try {
+    planned = await gateway.planPayment(firstChargeRequest(sub, plan, charge, cardRequest(card)));
+  } catch (err) {
+    // A refused request is answered by the step-by-step path, which records the refusal as it should.
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
+  if (!planned) return undefined;
+
+  const withCard = { ...sub, card_token: planned.card.token, card: planned.card };
+  // As the step-by-step path would record the answer: a timeout leaves the outcome unknown.
+  const outcome = planned.timedOut
+    ? { last_transaction: summarize(planned.answer) }
+    : afterFirstCharge(newSubscriptionRow(withCard, now), plan, charge.period, planned.answer, now);
+  const statements = [
+    planned.statement,
+    ...(newPlan && planData ? [planInsert(ctx.shop.id, newPlan.id, planData, now)] : []),
+    ...(newCustomer ? [customerInsert(ctx.shop.id, newCustomer, now)] : []),
+    subscriptionInsert({ ...withCard, ...outcome }, now),
+    answeredChargeInsert(
+      { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
+      planned.timedOut ? 'unknown' : planned.answer.status,
+      planned.answer.uid,
+      now,
+    ),
+  ];
+  const results = await ctx.db.batch(statements);
+  planned.recorded();
+  const rowOf = (statement: number) => results[statement]?.[0];
+  const customer = newCustomer ? (rowOf(statements.length - 3) as unknown as CustomerRow) : existingCustomer;
+  const row = rowOf(statements.length - 2) as unknown as SubscriptionRow;
+  return viewOf(ctx, row, { plan, customer });
+}
+
 /**
  * Creates a subscription. With a card: the card is tokenized, the subscription stored, and its first
  * charge taken (unless a free trial defers it). Without one: the subscription waits in `redirecting`
@@ -55,6 +176,10 @@ export async function viewOf(ctx: Ctx, row: SubscriptionRow, known?: Known): Pro
  */
 export async function createSubscription(ctx: Ctx, body: Record<string, unknown>): Promise<Subscription> {
   const input = await checkSubscriptionInput(ctx, body, ctx.db);
+  if (input.card) {
+    const created = await createWithPlannedCharge(ctx, input, input.card);
+    if (created) return created;
+  }
   const card = input.card ? await tokenizeCard(ctx, input.card) : undefined;
   const now = ctx.clock.now();
 
@@ -68,29 +193,14 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     const schedule = card ? firstSchedule(plan, now) : undefined;
     const sub = await insertSubscription(
       tx,
-      {
+      newSubscription(ctx, input, {
         id: newId('sbs'),
-        shop_id: ctx.shop.id,
-        plan_id: plan.id,
-        customer_id: customer?.id ?? null,
-        card_token: card?.token ?? null,
-        card: card ?? null,
-        state: schedule?.state ?? 'redirecting',
-        tracking_id: input.trackingId,
-        device_id: input.deviceId,
-        return_url: input.returnUrl,
-        notification_url: input.notificationUrl,
-        additional_data: input.additionalData,
-        receipt_text: input.receiptText,
-        avs_cvc_verification: input.avsCvcVerification,
-        settings: input.settings,
-        language: input.language,
-        dynamic_billing_descriptor: input.dynamicBillingDescriptor,
-        billing_anchor: schedule?.anchor ?? now,
-        billing_day: schedule?.anchorDay ?? now.getUTCDate(),
-        renew_at: schedule?.renewAt ?? null,
-        active_to: schedule?.activeTo ?? null,
-      },
+        planId: plan.id,
+        customerId: customer?.id ?? null,
+        card,
+        schedule,
+        now,
+      }),
       now,
     );
     if (!card) await openCheckout(tx, ctx.shop.id, sub.id, now);
