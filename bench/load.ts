@@ -27,8 +27,6 @@ export interface LoadOptions {
   headers: Record<string, string>;
   connections: number;
   durationSec: number;
-  /** Requests per second over all connections; unset: as many as the server can answer. */
-  rate?: number;
   /** The server's process id, for its CPU time. */
   serverPid?: number;
 }
@@ -36,7 +34,10 @@ export interface LoadOptions {
 /** Counts requests over the whole run, so values built from it stay unique across runs. */
 let seq = 0;
 
-/** Runs autocannon against one scenario; the instance is stopped if `signal` fires. */
+/** The next request number, unique over the whole run (every load generator takes from it). */
+export const nextSeq = () => ++seq;
+
+/** Runs autocannon at full load (every connection sends as answers come back); stopped if `signal` fires. */
 export async function drive(scenario: Scenario, opts: LoadOptions, signal: AbortSignal): Promise<Figures> {
   const build = scenario.body;
   const instance = autocannon({
@@ -44,14 +45,13 @@ export async function drive(scenario: Scenario, opts: LoadOptions, signal: Abort
     connections: opts.connections,
     duration: opts.durationSec,
     timeout: 10,
-    ...(opts.rate !== undefined ? { overallRate: opts.rate } : {}),
     requests: [
       {
         method: scenario.method,
         path: scenario.path,
         headers: { ...opts.headers, ...(build ? { 'content-type': 'application/json' } : {}) },
         ...(build
-          ? { setupRequest: (request) => ({ ...request, body: JSON.stringify(build({ seq: ++seq })) }) }
+          ? { setupRequest: (request) => ({ ...request, body: JSON.stringify(build({ seq: nextSeq() })) }) }
           : {}),
       },
     ],
@@ -67,7 +67,7 @@ export async function drive(scenario: Scenario, opts: LoadOptions, signal: Abort
     const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
     return {
       scenario: scenario.name,
-      rate: opts.rate ?? null,
+      rate: null,
       target: scenario.target,
       method: scenario.method,
       path: scenario.path,

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- scenario ...]`: starts Kopek and a bare Fastify baseline against a throw-away
- * PostgreSQL schema, drives each scenario with autocannon and prints req/s and latency.
+ * PostgreSQL schema, drives each scenario with autocannon at full load and, for latency goals, at a
+ * steady rate with an open-loop generator (paced.ts), and prints req/s and latency.
  * Settings: BENCH_DATABASE_URL (else DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
  * BENCH_DURATION (seconds per run, default 10), BENCH_WARMUP (default 2), BENCH_CONNECTIONS
  * (default 50), BENCH_RATE (req/s of the latency run of scenarios with a p99 goal, default 200;
@@ -13,6 +14,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { drive, type Figures, type LoadOptions } from './load.js';
+import { drivePaced } from './paced.js';
 import {
   type Child,
   describeFailure,
@@ -225,7 +227,10 @@ async function main(): Promise<number> {
       console.log(
         `${label}: ${s.method} ${s.path}, ${settings.connections} connections, ${durationSec} s${keep ? '' : ' (warm-up)'}…`,
       );
-      const f = await drive(s, { ...loadFor(s), durationSec, ...(rate ? { rate } : {}) }, abort.signal);
+      const load = { ...loadFor(s), durationSec };
+      const f = rate
+        ? await drivePaced(s, { ...load, rate }, abort.signal)
+        : await drive(s, load, abort.signal);
       checkAborted();
       if (keep) figures.push(f);
     };
