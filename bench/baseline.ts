@@ -22,7 +22,8 @@ function newId(): string {
   return out;
 }
 
-const pool = new pg.Pool({ connectionString: url, max: 20 });
+// The same pool size Kopek takes from DATABASE_POOL_SIZE (and its default), so both hold as many connections.
+const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE || 10) });
 pool.on('error', () => {});
 
 await pool.query(`CREATE TABLE IF NOT EXISTS baseline_customers (

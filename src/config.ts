@@ -17,6 +17,8 @@ export interface Config {
    */
   gatewayToken: string | undefined;
   databaseUrl: string | undefined;
+  /** PostgreSQL connections each instance keeps at most (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   dataDir: string;
   masterKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
   else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${levelRaw}"`);
 
   const bodyLimit = int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024);
+  const databasePoolSize = int('DATABASE_POOL_SIZE', 10, 1, 1000);
   const proofMaxBytes = int('PROOF_MAX_BYTES', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -125,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayRemote,
     gatewayToken,
     databaseUrl,
+    databasePoolSize,
     dataDir,
     masterKey,
     logLevel,

@@ -1,13 +1,31 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const TOKEN_LENGTH = 24;
+
+// Random bytes are drawn from the system's CSPRNG a pool at a time and each byte is used once: a
+// request that makes several ids and a token then asks the generator once, not four times.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
+/** `n` bytes from the CSPRNG, never handed out twice. */
+export function secureRandomBytes(n: number): Buffer {
+  if (n > pool.length) return randomFillSync(Buffer.alloc(n));
+  if (used + n > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const out = Buffer.from(pool.subarray(used, used + n));
+  pool.fill(0, used, used + n);
+  used += n;
+  return out;
+}
 
 /** An unguessable base62 token (~143 bits); rejection sampling keeps every character equally likely. */
 export function randomToken(length = TOKEN_LENGTH): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of secureRandomBytes(length + 8)) {
       if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
     }
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { secureRandomBytes } from '../ids.js';
 
 /** A 32-byte key for one purpose, derived from the master key so purposes never share a key. */
 export function deriveKey(master: Buffer, purpose: string): Buffer {
@@ -7,7 +8,7 @@ export function deriveKey(master: Buffer, purpose: string): Buffer {
 
 /** AES-256-GCM: returns base64 of iv(12) | tag(16) | ciphertext. */
 export function seal(key: Buffer, plaintext: string | Buffer, aad = ''): string {
-  const iv = randomBytes(12);
+  const iv = secureRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad));
   const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);

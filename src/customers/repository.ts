@@ -20,11 +20,16 @@ export interface CustomerRow {
 
 export type NewCustomer = Omit<CustomerRow, 'shop_id' | 'created_at'>;
 
-/** The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row. */
-export function customerInsert(shopId: number, c: NewCustomer, now: Date): Statement {
+/** The row customerInsert stores. */
+export function newCustomerRow(shopId: number, c: NewCustomer, now: Date): CustomerRow {
+  return { ...c, shop_id: shopId, created_at: now };
+}
+
+/** The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row unless told not to. */
+export function customerInsert(shopId: number, c: NewCustomer, now: Date, returning = true): Statement {
   return {
     sql: `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) RETURNING *`,
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)${returning ? ' RETURNING *' : ''}`,
     params: [
       c.id,
       shopId,

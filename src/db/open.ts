@@ -4,7 +4,9 @@ import type { Db } from './db.js';
 import { createPgliteDb } from './pglite.js';
 import { createPostgresDb } from './postgres.js';
 
-export async function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Db> {
-  if (config.databaseUrl) return createPostgresDb(config.databaseUrl);
+export async function openDb(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize'>>,
+): Promise<Db> {
+  if (config.databaseUrl) return createPostgresDb(config.databaseUrl, config.databasePoolSize);
   return createPgliteDb(join(config.dataDir, 'pglite'));
 }

@@ -37,7 +37,7 @@ export class PreparedNames {
 }
 
 /** PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. */
-export function createPostgresDb(connectionString: string, poolSize = 20): Db {
+export function createPostgresDb(connectionString: string, poolSize = 10): Db {
   const parsers: TypeParsers = (oid, format) => {
     // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
     if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);

@@ -152,7 +152,9 @@ function decide(
       ? { outcome: 'failed', message: ChargeMsg.avsCvcRejected }
       : decision;
   const outcome = outcomeRow(type, final, now);
-  const enrolled = behaviourOf(card.number).kind === 'three_ds';
+  const behaviour = behaviourOf(card.number).kind;
+  const enrolled = behaviour === 'three_ds';
+  const remembered = type !== 'credit' && behaviour === 'first_then_declined';
   return {
     ...(card.unstored ? { card: card.unstored } : {}),
     fingerprint: {
@@ -174,7 +176,12 @@ function decide(
         (threeDsActive && !enrolled
           ? (notEnrolledVerification() as unknown as Record<string, unknown>)
           : null),
-      details: { ...extra, ...outcome.details },
+      details: {
+        ...extra,
+        ...outcome.details,
+        // Indexed, so the next charge of this card finds it (hasSuccessfulCharge).
+        ...(remembered ? { remembered_card: true } : {}),
+      },
     },
   };
 }
@@ -270,7 +277,8 @@ export async function planPayment(ctx: Ctx, body: unknown): Promise<PlannedPayme
   const charge = decide(ctx, randomUUID(), 'payment', input, card, now, false);
   const row = storedTransactionRow(charge.transaction, now);
   return {
-    statement: chargeStatement(charge, now),
+    // The caller has the row already (`answer`): the statement only answers the uid it wrote.
+    statement: chargeStatement(charge, now, 'uid'),
     answer: toAnswer(row, ctx.config.gatewayUrl),
     card: toCardRecord(card.row),
     timedOut: timedOut(row),

@@ -50,7 +50,7 @@ export interface NewCharge {
  * declined duplicate. A concurrent charge of the same fingerprint waits on the key until the first
  * commits, so two identical charges sent at once are never both approved.
  */
-export function chargeStatement(c: NewCharge, now: Date): Statement {
+export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' = '*'): Statement {
   const head = [
     c.fingerprint.shopId,
     fingerprintKey(c.fingerprint),
@@ -71,7 +71,7 @@ export function chargeStatement(c: NewCharge, now: Date): Statement {
        WHERE NOT $6::boolean OR f.at <= $5
        RETURNING 1
      ), ${card ? `${card.sql}, ` : ''}${insert.sql}
-     SELECT * FROM created`,
+     SELECT ${returning} FROM created`,
     params: [...head, ...(card?.values ?? []), ...insert.values],
   };
 }
@@ -101,11 +101,15 @@ export async function sweepFingerprints(db: Queryable, before: Date): Promise<nu
   return rows.length;
 }
 
-/** Whether the shop has a successful payment or authorization of this card. */
+/**
+ * Whether the shop has a successful payment or authorization of this card, among the charges marked
+ * `remembered_card` (those of the sandbox card whose outcome depends on its history).
+ */
 export async function hasSuccessfulCharge(db: Queryable, shopId: number, stamp: string): Promise<boolean> {
   const rows = await db.query(
     `SELECT 1 FROM transactions
-     WHERE shop_id = $1 AND card ->> 'stamp' = $2 AND type IN ('payment', 'authorization') AND status = 'successful'
+     WHERE shop_id = $1 AND card ->> 'stamp' = $2 AND details ? 'remembered_card'
+       AND type IN ('payment', 'authorization') AND status = 'successful'
      LIMIT 1`,
     [shopId, stamp],
   );

@@ -44,8 +44,8 @@ const COLUMNS = [
   'test',
 ] as const;
 
-/** The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row. */
-export function planInsert(shopId: number, id: string, p: PlanData, now: Date): Statement {
+/** The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row unless told not to. */
+export function planInsert(shopId: number, id: string, p: PlanData, now: Date, returning = true): Statement {
   const values = [
     id,
     shopId,
@@ -69,7 +69,7 @@ export function planInsert(shopId: number, id: string, p: PlanData, now: Date): 
   const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
   return {
     sql: `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
-     VALUES (${placeholders}) RETURNING *`,
+     VALUES (${placeholders})${returning ? ' RETURNING *' : ''}`,
     params: values,
   };
 }

@@ -13,7 +13,9 @@ import {
   findCustomer,
   findCustomers,
   insertCustomer,
+  newCustomerRow,
 } from '../customers/repository.js';
+import type { Statement } from '../db/db.js';
 import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
 import { Fields } from '../http/rules.js';
@@ -149,23 +151,23 @@ async function createWithPlannedCharge(
   const outcome = planned.timedOut
     ? { last_transaction: summarize(planned.answer) }
     : afterFirstCharge(newSubscriptionRow(withCard, now), plan, charge.period, planned.answer, now);
-  const statements = [
-    planned.statement,
-    ...(newPlan && planData ? [planInsert(ctx.shop.id, newPlan.id, planData, now)] : []),
-    ...(newCustomer ? [customerInsert(ctx.shop.id, newCustomer, now)] : []),
-    subscriptionInsert({ ...withCard, ...outcome }, now),
+  // The plan and customer rows are known here; only the subscription is read back from the insert.
+  const customer = newCustomer ? newCustomerRow(ctx.shop.id, newCustomer, now) : existingCustomer;
+  const statements: Statement[] = [planned.statement];
+  if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
+  if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
+  const subscriptionAt = statements.push(subscriptionInsert({ ...withCard, ...outcome }, now)) - 1;
+  statements.push(
     answeredChargeInsert(
       { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
       planned.timedOut ? 'unknown' : planned.answer.status,
       planned.answer.uid,
       now,
     ),
-  ];
+  );
   const results = await ctx.db.batch(statements);
   planned.recorded();
-  const rowOf = (statement: number) => results[statement]?.[0];
-  const customer = newCustomer ? (rowOf(statements.length - 3) as unknown as CustomerRow) : existingCustomer;
-  const row = rowOf(statements.length - 2) as unknown as SubscriptionRow;
+  const row = results[subscriptionAt]?.[0] as unknown as SubscriptionRow;
   return viewOf(ctx, row, { plan, customer });
 }
 

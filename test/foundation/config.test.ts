@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       gatewayUrl: 'http://localhost:3000',
       gatewayRemote: false,
       databaseUrl: undefined,
+      databasePoolSize: 10,
       dataDir: resolve(process.cwd(), 'data'),
       masterKey: undefined,
       logLevel: 'info',
@@ -54,6 +55,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'WARN',
       BODY_LIMIT: '2048',
       PROOF_MAX_BYTES: '4096',
+      DATABASE_POOL_SIZE: '4',
     });
     expect(c).toMatchObject({
       host: '127.0.0.1',
@@ -68,6 +70,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       bodyLimit: 2048,
       proofMaxBytes: 4096,
+      databasePoolSize: 4,
     });
     expect(c.masterKey?.toString('hex')).toBe(KEY);
   });
@@ -111,6 +114,11 @@ describe('loadConfig', () => {
       /KOPEK_MASTER_KEY is required with DATABASE_URL/,
     ],
     [{ BODY_LIMIT: '10' }, 'BODY_LIMIT', /BODY_LIMIT must be a whole number from 1024 to/],
+    [
+      { DATABASE_POOL_SIZE: '0' },
+      'DATABASE_POOL_SIZE',
+      /DATABASE_POOL_SIZE must be a whole number from 1 to/,
+    ],
     [{ PROOF_MAX_BYTES: '1.5' }, 'PROOF_MAX_BYTES', /PROOF_MAX_BYTES must be a whole number/],
   ])('refuses %j, naming %s', (env, variable, message) => {
     const problems = problemsOf(env);

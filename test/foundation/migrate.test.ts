@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/db.js';
 import { loadMigrations, type Migration, migrate } from '../../src/db/migrate.js';
 import { createPgliteDb } from '../../src/db/pglite.js';
 import { createPostgresDb } from '../../src/db/postgres.js';
+import { hasSuccessfulCharge } from '../../src/gateway/repository.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 
@@ -138,6 +139,36 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
     expect(await migrate(db, fixed)).toEqual(['902_bad', '903_after']);
     expect(await tableExists(db, 'mig_bad')).toBe(true);
     expect(await tableExists(db, 'mig_after')).toBe(true);
+  });
+
+  it('keeps what the sandbox remembers of a card across the move to 008_lean_indexes', async () => {
+    // A store at 007 with an approved charge of the first-then-declined card, made before charges
+    // were marked: after 008 that card is still remembered, so its next charge is declined.
+    const fresh = await store.open();
+    const all = loadMigrations();
+    await migrate(
+      fresh,
+      all.filter((m) => m.version < 8),
+    );
+    const card = (last4: string) => JSON.stringify({ bin: '400000', last_4: last4, stamp: `stamp-${last4}` });
+    const [shop] = await fresh.query<{ id: number }>(
+      `INSERT INTO shops (name, secret_hash, test, public_key, private_key_enc, created_at)
+       VALUES ('Before 008', 'x', true, 'pk', 'sk', now()) RETURNING id`,
+    );
+    const shopId = shop?.id as number;
+    for (const [uid, last4] of [
+      ['00000000-0000-4000-8000-000000000226', '0226'],
+      ['00000000-0000-4000-8000-000000000000', '0000'],
+    ] as const) {
+      await fresh.query(
+        `INSERT INTO transactions (uid, shop_id, type, status, amount, currency, test, card, created_at, updated_at)
+         VALUES ($1, $2, 'payment', 'successful', 100, 'EUR', true, $3, now(), now())`,
+        [uid, shopId, card(last4)],
+      );
+    }
+    await migrate(fresh, all);
+    expect(await hasSuccessfulCharge(fresh, shopId, 'stamp-0226')).toBe(true);
+    expect(await hasSuccessfulCharge(fresh, shopId, 'stamp-0000')).toBe(false);
   });
 
   // Only PostgreSQL has several connections (instances); PGlite's single connection queues the runs.
