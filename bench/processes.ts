@@ -35,6 +35,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The Node flags `npm start` runs Kopek with (see package.json): both servers get them, so they run
+ * as they would be run.
+ */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
+
 /** Runs a TypeScript entry point of the repository in its own Node process, through tsx. */
 export function startChild(
   name: string,
@@ -42,7 +48,7 @@ export function startChild(
   env: NodeJS.ProcessEnv,
   nodeArgs: string[] = [],
 ): Child {
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+  const proc = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
