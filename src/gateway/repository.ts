@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { cardInsertCte, type NewCardRow } from '../cards/repository.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import { type NewTransaction, type TransactionRow, transactionInsertCtes } from '../ledger/repository.js';
+import {
+  type NewTransaction,
+  storedTransactionRow,
+  type TransactionRow,
+  transactionInsertCtes,
+} from '../ledger/repository.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
@@ -76,14 +81,18 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
   };
 }
 
+/**
+ * Runs chargeStatement. The ledger row is known in full beforehand, so only its uid comes back:
+ * the stored row when the charge was recorded, undefined when its fingerprint was held.
+ */
 export async function insertCharge(
   db: Queryable,
   c: NewCharge,
   now: Date,
 ): Promise<TransactionRow | undefined> {
-  const statement = chargeStatement(c, now);
-  const [row] = await db.query<TransactionRow>(statement.sql, statement.params);
-  return row;
+  const statement = chargeStatement(c, now, 'uid');
+  const rows = await db.query(statement.sql, statement.params);
+  return rows.length > 0 ? storedTransactionRow(c.transaction, now) : undefined;
 }
 
 /** The charge holding a fingerprint: what a duplicate names as the first. */

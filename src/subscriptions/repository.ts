@@ -80,16 +80,20 @@ const json = (c: string, v: unknown) =>
   JSON_COLUMNS.has(c) && v !== null && v !== undefined ? JSON.stringify(v) : v;
 
 /**
- * The INSERT of a new subscription, to run alone or in a batch; RETURNING the stored row. `s` may
+ * The INSERT of a new subscription, to run alone or in a batch; RETURNING the stored row unless told
+ * not to. `s` may
  * carry the outcome of its first charge already (state, counters, last_transaction).
  */
-export function subscriptionInsert(s: NewSubscription & SubscriptionChange, now: Date): Statement {
+export function subscriptionInsert(
+  s: NewSubscription & SubscriptionChange,
+  now: Date,
+  returning = true,
+): Statement {
   const columns = Object.keys(s);
   const values = columns.map((c) => json(c, (s as unknown as Record<string, unknown>)[c]));
   return {
     sql: `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
-     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})
-     RETURNING *`,
+     VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})${returning ? ' RETURNING *' : ''}`,
     params: [...values, now],
   };
 }

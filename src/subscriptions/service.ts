@@ -147,17 +147,19 @@ async function createWithPlannedCharge(
   if (!planned) return undefined;
 
   const withCard = { ...sub, card_token: planned.card.token, card: planned.card };
+  const created = newSubscriptionRow(withCard, now);
   // As the step-by-step path would record the answer: a timeout leaves the outcome unknown.
   const outcome = planned.timedOut
     ? { last_transaction: summarize(planned.answer) }
-    : afterFirstCharge(newSubscriptionRow(withCard, now), plan, charge.period, planned.answer, now);
-  // The plan and customer rows are known here; only the subscription is read back from the insert.
+    : afterFirstCharge(created, plan, charge.period, planned.answer, now);
+  // Every row written here is known in full beforehand, so nothing is read back.
+  const row: SubscriptionRow = { ...created, ...outcome };
   const customer = newCustomer ? newCustomerRow(ctx.shop.id, newCustomer, now) : existingCustomer;
   const statements: Statement[] = [planned.statement];
   if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
   if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
-  const subscriptionAt = statements.push(subscriptionInsert({ ...withCard, ...outcome }, now)) - 1;
   statements.push(
+    subscriptionInsert({ ...withCard, ...outcome }, now, false),
     answeredChargeInsert(
       { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
       planned.timedOut ? 'unknown' : planned.answer.status,
@@ -165,9 +167,8 @@ async function createWithPlannedCharge(
       now,
     ),
   );
-  const results = await ctx.db.batch(statements);
+  await ctx.db.batch(statements);
   planned.recorded();
-  const row = results[subscriptionAt]?.[0] as unknown as SubscriptionRow;
   return viewOf(ctx, row, { plan, customer });
 }
 
