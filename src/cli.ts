@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { resolveMasterKey } from './crypto/master-key.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
+import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
 import { startRuntime } from './server.js';
 import { countShops, listShopRows } from './shops/repository.js';
@@ -72,6 +73,7 @@ async function serve(): Promise<void> {
     try {
       stopSweep();
       await app.close();
+      await closeGatewayPools();
       await db.close();
     } finally {
       process.exit(0);
