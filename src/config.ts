@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections each instance keeps at most (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
+  /** Whether statements run prepared (DATABASE_PREPARE); off for poolers that cannot keep them. */
+  databasePrepare: boolean;
   dataDir: string;
   masterKey: Buffer | undefined;
   logLevel: LogLevel;
@@ -116,6 +118,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const bodyLimit = int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024);
   const databasePoolSize = int('DATABASE_POOL_SIZE', 10, 1, 1000);
+  const prepareRaw = (value('DATABASE_PREPARE') ?? 'true').toLowerCase();
+  if (prepareRaw !== 'true' && prepareRaw !== 'false')
+    problems.push(`DATABASE_PREPARE must be true or false, got "${prepareRaw}"`);
+  const databasePrepare = prepareRaw !== 'false';
   const proofMaxBytes = int('PROOF_MAX_BYTES', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -129,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayToken,
     databaseUrl,
     databasePoolSize,
+    databasePrepare,
     dataDir,
     masterKey,
     logLevel,

@@ -18,11 +18,18 @@ const FEATURE_NOT_SUPPORTED = '0A000';
 
 export class PreparedNames {
   readonly #names = new Map<string, string | null>();
+  readonly #max: number;
+
+  /** `max` 0: nothing is prepared (DATABASE_PREPARE=false). */
+  constructor(max = MAX_PREPARED) {
+    this.#max = max;
+  }
 
   nameOf(text: string): string | undefined {
+    if (this.#max === 0) return undefined;
     let name = this.#names.get(text);
     if (name === undefined) {
-      name = this.#names.size < MAX_PREPARED ? `kopek_${this.#names.size}` : null;
+      name = this.#names.size < this.#max ? `kopek_${this.#names.size}` : null;
       this.#names.set(text, name);
     }
     return name ?? undefined;
@@ -37,7 +44,15 @@ export class PreparedNames {
 }
 
 /** PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. */
-export function createPostgresDb(connectionString: string, poolSize = 10): Db {
+/**
+ * `prepare` false runs every statement unnamed, for connection poolers that cannot keep a
+ * connection's prepared statements (PgBouncer in transaction mode before 1.21, say).
+ */
+export function createPostgresDb(
+  connectionString: string,
+  poolSize = 10,
+  options: { prepare?: boolean } = {},
+): Db {
   const parsers: TypeParsers = (oid, format) => {
     // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
     if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
@@ -47,7 +62,7 @@ export function createPostgresDb(connectionString: string, poolSize = 10): Db {
   const pool = new pg.Pool({ connectionString, max: poolSize, types });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const prepared = new PreparedNames();
+  const prepared = new PreparedNames(options.prepare === false ? 0 : MAX_PREPARED);
   const run = async (
     client: pg.Pool | pg.PoolClient,
     text: string,

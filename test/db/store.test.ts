@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
+import { createPostgresDb } from '../../src/db/postgres.js';
 import { openTestDb } from '../harness.js';
 
 // Batches and prepared statements on the store the suite runs against (PGlite or PostgreSQL).
@@ -125,5 +126,35 @@ describe('prepared statements', () => {
     } finally {
       await db.query(`DROP TABLE ${shape}`);
     }
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', () => {
+  const url = () => {
+    const u = new URL(process.env.DATABASE_URL as string);
+    const schema = inject('pgSchema');
+    if (schema) u.searchParams.set('options', `-c search_path=${schema}`);
+    return u.toString();
+  };
+  const preparedOn = async (prepare: boolean) => {
+    // One connection, so the query and the look at its prepared statements share a session.
+    const one = createPostgresDb(url(), 1, { prepare });
+    try {
+      expect(await one.query<{ n: number }>('SELECT $1::int + 1 AS n', [41])).toEqual([{ n: 42 }]);
+      await one.batch([{ sql: 'SELECT $1::text AS t', params: ['x'] }]);
+      return (await one.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).map(
+        (r) => r.name,
+      );
+    } finally {
+      await one.close();
+    }
+  };
+
+  it('are kept on the connection by default', async () => {
+    expect(await preparedOn(true)).toEqual(['kopek_0', 'kopek_1']);
+  });
+
+  it('are not made with DATABASE_PREPARE=false (for poolers that cannot keep them)', async () => {
+    expect(await preparedOn(false)).toEqual([]);
   });
 });

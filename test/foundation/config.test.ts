@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       gatewayRemote: false,
       databaseUrl: undefined,
       databasePoolSize: 10,
+      databasePrepare: true,
       dataDir: resolve(process.cwd(), 'data'),
       masterKey: undefined,
       logLevel: 'info',
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       BODY_LIMIT: '2048',
       PROOF_MAX_BYTES: '4096',
       DATABASE_POOL_SIZE: '4',
+      DATABASE_PREPARE: 'FALSE',
     });
     expect(c).toMatchObject({
       host: '127.0.0.1',
@@ -71,6 +73,7 @@ describe('loadConfig', () => {
       bodyLimit: 2048,
       proofMaxBytes: 4096,
       databasePoolSize: 4,
+      databasePrepare: false,
     });
     expect(c.masterKey?.toString('hex')).toBe(KEY);
   });
