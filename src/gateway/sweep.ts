@@ -6,13 +6,13 @@ import { sweepFingerprints } from './repository.js';
 
 /**
  * Removes the duplicate check's fingerprints once their window has passed, every `everyMs`, so the
- * table holds about a window's worth of charges. Often, so that each sweep deletes few rows: one big
- * delete a minute would be a burst of writes that busy instances feel as slow requests. Every instance may run it: a sweep deletes only rows
+ * table holds a minute or so of charges. Each sweep reads the whole table, so sweeping very often
+ * repeats that read; rarely, and each delete becomes a burst of writes that requests feel. Every instance may run it: a sweep deletes only rows
  * that decide nothing any more, so overlapping sweeps are harmless. Returns the function that stops it.
  */
 export function startFingerprintSweep(
   deps: { db: Db; clock: Clock; log: FastifyBaseLogger },
-  everyMs = 10_000,
+  everyMs = 30_000,
 ): () => void {
   let running = false;
   const timer = setInterval(() => {
