@@ -6,6 +6,8 @@ export interface Figures {
   scenario: string;
   /** Requests per second asked for; null when every connection sends as fast as answers come back. */
   rate: number | null;
+  /** A baseline run made for one Kopek scenario, right before it: that scenario's name. */
+  pairedWith?: string;
   target: Scenario['target'];
   method: string;
   path: string;

@@ -33,8 +33,8 @@ export interface Report {
   skipped: { scenario: string; reason: string }[];
 }
 
-export const labelOf = (f: Pick<Figures, 'scenario' | 'rate'>) =>
-  f.rate === null ? f.scenario : `${f.scenario} @${f.rate}/s`;
+export const labelOf = (f: Pick<Figures, 'scenario' | 'rate' | 'pairedWith'>) =>
+  `${f.rate === null ? f.scenario : `${f.scenario} @${f.rate}/s`}${f.pairedWith ? ` (for ${f.pairedWith})` : ''}`;
 
 export function buildReport(
   scenarios: Scenario[],
@@ -43,12 +43,16 @@ export function buildReport(
   skipped: Report['skipped'],
   loadAtStart: number,
 ): Report {
-  const full = new Map(figures.filter((f) => f.rate === null).map((f) => [f.scenario, f]));
+  const full = figures.filter((f) => f.rate === null);
+  // The baseline run made right before the scenario, else any full-load run of it.
+  const baselineFor = (name: string, base: string) =>
+    full.find((b) => b.scenario === base && b.pairedWith === name) ?? full.find((b) => b.scenario === base);
   const results: Row[] = [];
   const goals: GoalCheck[] = [];
   for (const f of figures) {
     const scenario = scenarios.find((s) => s.name === f.scenario);
-    const base = f.rate === null && scenario?.compareWith ? full.get(scenario.compareWith) : undefined;
+    const base =
+      f.rate === null && scenario?.compareWith ? baselineFor(f.scenario, scenario.compareWith) : undefined;
     const ratio = base && base.reqPerSec > 0 ? Math.round((f.reqPerSec / base.reqPerSec) * 100) / 100 : null;
     results.push({ ...f, label: labelOf(f), ratio });
     const g = scenario?.goals;

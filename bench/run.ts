@@ -222,8 +222,8 @@ async function main(): Promise<number> {
       (s.goals?.maxP99Ms !== undefined || kept.some((k) => k.compareWith === s.name && k.goals?.maxP99Ms));
 
     const figures: Figures[] = [];
-    const run = async (s: Scenario, durationSec: number, rate?: number, keep = true) => {
-      const label = labelOf({ scenario: s.name, rate: rate ?? null });
+    const run = async (s: Scenario, durationSec: number, rate?: number, keep = true, pairedWith?: string) => {
+      const label = labelOf({ scenario: s.name, rate: rate ?? null, ...(pairedWith ? { pairedWith } : {}) });
       console.log(
         `${label}: ${s.method} ${s.path}, ${settings.connections} connections, ${durationSec} s${keep ? '' : ' (warm-up)'}…`,
       );
@@ -232,11 +232,22 @@ async function main(): Promise<number> {
         ? await drivePaced(s, { ...load, rate }, abort.signal)
         : await drive(s, load, abort.signal);
       checkAborted();
-      if (keep) figures.push(f);
+      if (keep) figures.push(pairedWith ? { ...f, pairedWith } : f);
+    };
+    // Each Kopek scenario runs right after its own run of the baseline it is compared with: the
+    // machine's speed drifts over minutes, and the ratio should compare like with like.
+    const full = async (s: Scenario, pairedWith?: string) => {
+      if (settings.warmupSec > 0) await run(s, settings.warmupSec, undefined, false, pairedWith);
+      await run(s, settings.durationSec, undefined, true, pairedWith);
     };
     for (const s of kept) {
-      if (settings.warmupSec > 0) await run(s, settings.warmupSec, undefined, false);
-      await run(s, settings.durationSec);
+      if (s.target === 'kopek') {
+        const base = kept.find((b) => b.name === s.compareWith);
+        if (base) await full(base, s.name);
+        await full(s);
+      } else if (!kept.some((k) => k.compareWith === s.name)) {
+        await full(s);
+      }
     }
     for (const s of kept) {
       if (!latencyRun(s)) continue;
