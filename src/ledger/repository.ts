@@ -83,10 +83,10 @@ function param(column: string, value: unknown): unknown {
 }
 
 /**
- * The INSERT of a transaction and of its first status in the history, as the CTEs `created` and
- * `logged` of a larger statement, with parameters numbered from `$first`. With `gate`, the name of an
- * earlier CTE of the statement, the rows are written only when that CTE yields a row: how a charge is
- * recorded only when its duplicate check lets it through, in the same statement.
+ * The INSERT of a transaction as the CTE `created` of a larger statement, with parameters numbered
+ * from `$first`. With `gate`, the name of an earlier CTE of the statement, the row is written only
+ * when that CTE yields a row: how a charge is recorded only when its duplicate check lets it through,
+ * in the same statement. Its history starts when its status first changes (changeStatus).
  */
 export function transactionInsertCtes(
   t: NewTransaction,
@@ -101,9 +101,6 @@ export function transactionInsertCtes(
     sql: `created AS (
        INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
        SELECT ${selected}, ${at}, ${at}${gate ? ` FROM ${gate}` : ''} RETURNING *
-     ), logged AS (
-       INSERT INTO transaction_history (uid, status, message, at)
-       SELECT uid, status, message, created_at FROM created
      )`,
     values,
   };
@@ -116,10 +113,7 @@ export function storedTransactionRow(t: NewTransaction, now: Date): TransactionR
   return row as unknown as TransactionRow;
 }
 
-/**
- * Records a new transaction and its first status in the history, in one statement: one round trip
- * on every charge instead of two.
- */
+/** Records a new transaction. */
 export async function insertTransaction(
   db: Queryable,
   t: NewTransaction,
@@ -138,13 +132,24 @@ export interface StatusChange {
   details?: Record<string, unknown>;
 }
 
-/** Moves a transaction to a new status; the change is appended to its history. */
+/**
+ * Moves a transaction to a new status; the change is appended to its history. The history of a
+ * transaction is written from its first change on: that change records the status it had until then
+ * (at its creation) and the new one, so a transaction without history rows never changed status.
+ * Call with the transaction locked (lockTransaction), as the verbs that change one do.
+ */
 export async function changeStatus(
   db: Tx,
   uid: string,
   change: StatusChange,
   now: Date,
 ): Promise<TransactionRow> {
+  await db.query(
+    `INSERT INTO transaction_history (uid, status, message, at)
+     SELECT uid, status, message, created_at FROM transactions t
+     WHERE uid = $1 AND NOT EXISTS (SELECT 1 FROM transaction_history h WHERE h.uid = t.uid)`,
+    [uid],
+  );
   const [row] = await db.query<TransactionRow>(
     `UPDATE transactions SET status = $2, message = $3, updated_at = $4,
        paid_at = COALESCE($5, paid_at),
@@ -219,11 +224,22 @@ export function childrenOf(db: Queryable, parentUid: string): Promise<Transactio
   ]);
 }
 
-export function historyOf(
-  db: Queryable,
-  uid: string,
-): Promise<{ status: string; message: string | null; at: Date }[]> {
-  return db.query('SELECT status, message, at FROM transaction_history WHERE uid = $1 ORDER BY seq', [uid]);
+export interface HistoryEntry {
+  status: string;
+  message: string | null;
+  at: Date;
+}
+
+/** Every status a transaction has had, oldest first: its history, or its only status if it never changed. */
+export async function historyOf(db: Queryable, uid: string): Promise<HistoryEntry[]> {
+  const rows = await db.query<HistoryEntry>(
+    'SELECT status, message, at FROM transaction_history WHERE uid = $1 ORDER BY seq',
+    [uid],
+  );
+  if (rows.length > 0) return rows;
+  return db.query<HistoryEntry>('SELECT status, message, created_at AS at FROM transactions WHERE uid = $1', [
+    uid,
+  ]);
 }
 
 /**

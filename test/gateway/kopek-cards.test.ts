@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { InProcessGatewayClient } from '../../src/gateway/client.js';
 import { GatewayTimeout } from '../../src/gateway/errors.js';
 import { KOPEK_CARDS, LATE_ANSWER_MS } from '../../src/gateway/test-cards.js';
+import { historyOf } from '../../src/ledger/repository.js';
 import { harness, withClock } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
@@ -98,11 +99,7 @@ describe('Kopek card: the acquirer does not answer in time', () => {
     });
     const again = (await g.api.get('/v2/transactions/tracking_id/slow-1')).body.transactions;
     expect(again.map((t: { status: string }) => t.status)).toEqual(['successful']);
-    const history = await g.h.db.query<{ status: string }>(
-      'SELECT status FROM transaction_history WHERE uid = $1 ORDER BY seq',
-      [uid],
-    );
-    expect(history.map((r) => r.status)).toEqual(['pending', 'successful']);
+    expect((await historyOf(g.h.db, uid)).map((r) => r.status)).toEqual(['pending', 'successful']);
   });
 
   it('rejects with GatewayTimeout in-process, carrying the uid and tracking_id to query', async () => {

@@ -62,6 +62,35 @@ describe('transaction ledger', () => {
     expect((await historyOf(h.db, t.uid)).map((e) => e.status)).toEqual(['pending', 'successful']);
   });
 
+  it('keeps each status with its time and message, the first one from the creation', async () => {
+    const created = h.clock.now();
+    const t = payment(shop.shop.id);
+    await insertTransaction(h.db, t, created);
+    // Never changed: the history is the status it was created with.
+    expect(await historyOf(h.db, t.uid)).toEqual([{ status: 'pending', message: null, at: created }]);
+    const later = (ms: number) => new Date(created.getTime() + ms);
+    await h.db.tx((tx) => changeStatus(tx, t.uid, { status: 'incomplete', message: null }, later(1000)));
+    await h.db.tx((tx) => changeStatus(tx, t.uid, { status: 'failed', message: 'Declined' }, later(2000)));
+    expect(await historyOf(h.db, t.uid)).toEqual([
+      { status: 'pending', message: null, at: created },
+      { status: 'incomplete', message: null, at: later(1000) },
+      { status: 'failed', message: 'Declined', at: later(2000) },
+    ]);
+  });
+
+  it('records the first status once when the history already has it (written at creation before)', async () => {
+    const created = h.clock.now();
+    const t = payment(shop.shop.id);
+    await insertTransaction(h.db, t, created);
+    await h.db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, NULL, $3)', [
+      t.uid,
+      'pending',
+      created,
+    ]);
+    await h.db.tx((tx) => changeStatus(tx, t.uid, { status: 'successful', message: null }, created));
+    expect((await historyOf(h.db, t.uid)).map((e) => e.status)).toEqual(['pending', 'successful']);
+  });
+
   it('finds every transaction of a tracking id, first match first', async () => {
     const a = payment(shop.shop.id, { tracking_id: 'dup-track' });
     const b = payment(shop.shop.id, { tracking_id: 'dup-track' });
