@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import { type Queryable, sqlText } from '../db/db.js';
 
 export interface CardRow {
   token: string;
@@ -37,15 +37,15 @@ const CARD_COLUMNS = [
  * `$first`: a charge with a new card stores it in the same statement that records the charge.
  */
 export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: string; values: unknown[] } {
-  const placeholders = CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ');
-  const at = `$${first + CARD_COLUMNS.length}`;
-  return {
-    sql: `stored_card AS (
+  const sql = sqlText(`card-cte ${first}`, () => {
+    const placeholders = CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ');
+    const at = `$${first + CARD_COLUMNS.length}`;
+    return `stored_card AS (
        INSERT INTO cards (${CARD_COLUMNS.join(', ')}, created_at, updated_at)
        VALUES (${placeholders}, ${at}, ${at})
-     )`,
-    values: [...CARD_COLUMNS.map((k) => c[k]), now],
-  };
+     )`;
+  });
+  return { sql, values: [...CARD_COLUMNS.map((k) => c[k]), now] };
 }
 
 /** The row as the store keeps it once inserted. */
@@ -55,7 +55,10 @@ export function storedCardRow(c: NewCardRow, now: Date): CardRow {
 
 export async function insertCard(db: Queryable, c: NewCardRow, now: Date): Promise<CardRow> {
   const insert = cardInsertCte(c, now, 1);
-  await db.query(`WITH ${insert.sql} SELECT 1`, insert.values);
+  await db.query(
+    sqlText('card-insert', () => `WITH ${insert.sql} SELECT 1`),
+    insert.values,
+  );
   return storedCardRow(c, now);
 }
 

@@ -21,6 +21,15 @@ interface FieldDescription {
   format: 'text' | 'binary';
 }
 
+/**
+ * A parameter as text for PostgreSQL: node-postgres's own conversion, except that an instant is sent
+ * as ISO 8601 in UTC (the same instant, without formatting it by hand in local time). Kopek keeps
+ * every instant in timestamptz columns.
+ */
+export function toWire(value: unknown): string | Buffer | null {
+  return value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : prepareValue(value);
+}
+
 export type TypeParsers = (oid: number, format: 'text' | 'binary') => (value: string) => unknown;
 
 export interface NamedStatement extends Statement {
@@ -78,7 +87,7 @@ export class Batch {
           portal: '',
           ...(name ? { statement: name } : {}),
           values: [...(s.params ?? [])],
-          valueMapper: prepareValue,
+          valueMapper: toWire,
         });
         connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });

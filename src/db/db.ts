@@ -45,3 +45,19 @@ export function pgErrorCode(err: unknown): string | undefined {
 export function isUniqueViolation(err: unknown): boolean {
   return pgErrorCode(err) === PgCode.uniqueViolation;
 }
+
+const texts = new Map<string, string>();
+
+/**
+ * The SQL text built by `build` for `key`, built once: statements assembled from fixed parts (column
+ * lists, parameter numbers) are the same few texts every time, and a text that is the same string
+ * object also hashes once when it is looked up as a prepared statement.
+ */
+export function sqlText(key: string, build: () => string): string {
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = build();
+    texts.set(key, text);
+  }
+  return text;
+}

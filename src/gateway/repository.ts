@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cardInsertCte, type NewCardRow } from '../cards/repository.js';
-import type { Queryable, Statement, Tx } from '../db/db.js';
+import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
 import {
   type NewTransaction,
   storedTransactionRow,
@@ -67,8 +67,9 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
   const card = c.card ? cardInsertCte(c.card, now, head.length + 1) : undefined;
   const first = head.length + (card?.values.length ?? 0) + 1;
   const insert = transactionInsertCtes(c.transaction, now, first, 'fingerprint');
-  return {
-    sql: `WITH fingerprint AS (
+  const sql = sqlText(
+    `charge ${card ? 'card' : 'token'} ${returning}`,
+    () => `WITH fingerprint AS (
        INSERT INTO charge_fingerprints AS f (shop_id, fingerprint, first_uid, at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (shop_id, fingerprint) DO UPDATE SET
          first_uid = CASE WHEN f.at <= $5 THEN excluded.first_uid ELSE f.first_uid END,
@@ -77,8 +78,8 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
        RETURNING 1
      ), ${card ? `${card.sql}, ` : ''}${insert.sql}
      SELECT ${returning} FROM created`,
-    params: [...head, ...(card?.values ?? []), ...insert.values],
-  };
+  );
+  return { sql, params: [...head, ...(card?.values ?? []), ...insert.values] };
 }
 
 /**

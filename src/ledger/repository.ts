@@ -1,4 +1,4 @@
-import type { Queryable, Tx } from '../db/db.js';
+import { type Queryable, sqlText, type Tx } from '../db/db.js';
 
 export const TRANSACTION_TYPES = [
   'payment',
@@ -95,15 +95,15 @@ export function transactionInsertCtes(
   gate?: string,
 ): { sql: string; values: unknown[] } {
   const values = [...COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c])), now];
-  const at = `$${first + COLUMNS.length}`;
-  const selected = COLUMNS.map((_, i) => `$${first + i}`).join(', ');
-  return {
-    sql: `created AS (
+  const sql = sqlText(`transaction-cte ${first} ${gate ?? ''}`, () => {
+    const at = `$${first + COLUMNS.length}`;
+    const selected = COLUMNS.map((_, i) => `$${first + i}`).join(', ');
+    return `created AS (
        INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
        SELECT ${selected}, ${at}, ${at}${gate ? ` FROM ${gate}` : ''} RETURNING *
-     )`,
-    values,
-  };
+     )`;
+  });
+  return { sql, values };
 }
 
 /** The row a new transaction becomes once inserted, for answering before reading it back. */
@@ -120,7 +120,8 @@ export async function insertTransaction(
   now: Date,
 ): Promise<TransactionRow> {
   const insert = transactionInsertCtes(t, now, 1);
-  const [row] = await db.query<TransactionRow>(`WITH ${insert.sql} SELECT * FROM created`, insert.values);
+  const sql = sqlText('transaction-insert', () => `WITH ${insert.sql} SELECT * FROM created`);
+  const [row] = await db.query<TransactionRow>(sql, insert.values);
   return row as TransactionRow;
 }
 

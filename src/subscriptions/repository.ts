@@ -1,5 +1,5 @@
 import type { CardRecord } from '../cards/vault.js';
-import type { Queryable, Statement, Tx } from '../db/db.js';
+import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
 import { unknownCursor } from '../http/pagination.js';
 import type { TransactionSummary } from './view.js';
 
@@ -91,11 +91,12 @@ export function subscriptionInsert(
 ): Statement {
   const columns = Object.keys(s);
   const values = columns.map((c) => json(c, (s as unknown as Record<string, unknown>)[c]));
-  return {
-    sql: `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
+  const sql = sqlText(
+    `subscription-insert ${returning} ${columns.join(',')}`,
+    () => `INSERT INTO subscriptions (${columns.join(', ')}, created_at, updated_at)
      VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, $${columns.length + 1}, $${columns.length + 1})${returning ? ' RETURNING *' : ''}`,
-    params: [...values, now],
-  };
+  );
+  return { sql, params: [...values, now] };
 }
 
 export async function insertSubscription(
