@@ -41,7 +41,11 @@ export interface NewCharge {
   /** A card the request brought in full: stored by the same statement. */
   card?: NewCardRow;
   fingerprint: ChargeFingerprint;
-  /** false: the charge is not checked, but still holds its fingerprint for later checked charges. */
+  /**
+   * false (duplicate_check false): the charge is left out of the duplicate check, neither checked
+   * nor holding its fingerprint for later charges, as recurring charges with their own unique
+   * tracking ids are.
+   */
   check: boolean;
   /** The start of the duplicate window. */
   since: Date;
@@ -49,35 +53,31 @@ export interface NewCharge {
 }
 
 /**
- * A charge as one statement: its card (when new), its fingerprint and the ledger row with its
- * history. The fingerprint row decides the duplicate check: a charge whose fingerprint is held by a
- * charge younger than `since` writes no ledger row and returns none; the caller then records it as a
- * declined duplicate. A concurrent charge of the same fingerprint waits on the key until the first
- * commits, so two identical charges sent at once are never both approved.
+ * A charge as one statement: its card (when new), its fingerprint and the ledger row. The fingerprint
+ * row decides the duplicate check: a charge whose fingerprint is held by a charge younger than
+ * `since` writes no ledger row and returns none; the caller then records it as a declined duplicate.
+ * A concurrent charge of the same fingerprint waits on the key until the first commits, so two
+ * identical charges sent at once are never both approved.
  */
 export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' = '*'): Statement {
-  const head = [
-    c.fingerprint.shopId,
-    fingerprintKey(c.fingerprint),
-    c.transaction.uid,
-    now,
-    c.since,
-    c.check,
-  ];
+  const head = c.check
+    ? [c.fingerprint.shopId, fingerprintKey(c.fingerprint), c.transaction.uid, now, c.since]
+    : [];
   const card = c.card ? cardInsertCte(c.card, now, head.length + 1) : undefined;
   const first = head.length + (card?.values.length ?? 0) + 1;
-  const insert = transactionInsertCtes(c.transaction, now, first, 'fingerprint');
+  const insert = transactionInsertCtes(c.transaction, now, first, c.check ? 'fingerprint' : undefined);
   const sql = sqlText(
-    `charge ${card ? 'card' : 'token'} ${returning}`,
-    () => `WITH fingerprint AS (
+    `charge ${c.check ? 'checked' : 'unchecked'} ${card ? 'card' : 'token'} ${returning}`,
+    () => {
+      const fingerprint = `fingerprint AS (
        INSERT INTO charge_fingerprints AS f (shop_id, fingerprint, first_uid, at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (shop_id, fingerprint) DO UPDATE SET
-         first_uid = CASE WHEN f.at <= $5 THEN excluded.first_uid ELSE f.first_uid END,
-         at = CASE WHEN f.at <= $5 THEN excluded.at ELSE f.at END
-       WHERE NOT $6::boolean OR f.at <= $5
+       ON CONFLICT (shop_id, fingerprint) DO UPDATE SET first_uid = excluded.first_uid, at = excluded.at
+       WHERE f.at <= $5
        RETURNING 1
-     ), ${card ? `${card.sql}, ` : ''}${insert.sql}
-     SELECT ${returning} FROM created`,
+     )`;
+      const ctes = [...(c.check ? [fingerprint] : []), ...(card ? [card.sql] : []), insert.sql];
+      return `WITH ${ctes.join(', ')} SELECT ${returning} FROM created`;
+    },
   );
   return { sql, params: [...head, ...(card?.values ?? []), ...insert.values] };
 }
