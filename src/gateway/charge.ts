@@ -16,7 +16,7 @@ import {
   notEnrolledVerification,
   pendingVerification,
 } from './acquirer.js';
-import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
+import { type GatewayType, PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
 import { type ChargeCard, cardOf } from './card-source.js';
 import { GatewayTimeout } from './errors.js';
 import { type ChargeInput, parseCharge, requestOf } from './input.js';
@@ -117,25 +117,27 @@ function outcomeRow(
  */
 async function recordCharge(ctx: Ctx, uid: string, type: ChargeType, input: ChargeInput, now: Date) {
   const card = await cardOf(ctx.db, ctx, input.card, now);
+  const c: ChargeAttempt = { ctx, uid, type, input, card, now };
   const readsHistory = type !== 'credit' && behaviourOf(card.number).kind === 'first_then_declined';
-  if (!readsHistory) return decideAndRecord(ctx.db, ctx, uid, type, input, card, now, false);
+  if (!readsHistory) return decideAndRecord(ctx.db, c, false);
   return ctx.db.tx(async (tx) => {
     await lockCardCharges(tx, ctx.shop.id, card.row.stamp);
-    const chargedBefore = await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp);
-    return decideAndRecord(tx, ctx, uid, type, input, card, now, chargedBefore);
+    return decideAndRecord(tx, c, await hasSuccessfulCharge(tx, ctx.shop.id, card.row.stamp));
   });
 }
 
+/** One charge request on its way through the gateway. */
+interface ChargeAttempt {
+  ctx: Ctx;
+  uid: string;
+  type: ChargeType;
+  input: ChargeInput;
+  card: ChargeCard;
+  now: Date;
+}
+
 /** The acquirer's decision on a charge and the rows that record it, before anything is written. */
-function decide(
-  ctx: Ctx,
-  uid: string,
-  type: ChargeType,
-  input: ChargeInput,
-  card: ChargeCard,
-  now: Date,
-  chargedBefore: boolean,
-): NewCharge {
+function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefore: boolean): NewCharge {
   const base = baseRow(ctx, uid, type, input, card);
   const extra = { additional_data: input.additionalData };
   const threeDsActive = type !== 'credit' && ctx.shop.threeDs && !input.skipThreeDs;
@@ -188,16 +190,11 @@ function decide(
 
 async function decideAndRecord(
   db: Queryable,
-  ctx: Ctx,
-  uid: string,
-  type: ChargeType,
-  input: ChargeInput,
-  card: ChargeCard,
-  now: Date,
+  c: ChargeAttempt,
   chargedBefore: boolean,
 ): Promise<TransactionRow> {
-  const charge = decide(ctx, uid, type, input, card, now, chargedBefore);
-  const row = await insertCharge(db, charge, now);
+  const charge = decide(c, chargedBefore);
+  const row = await insertCharge(db, charge, c.now);
   if (row) return row;
 
   // A duplicate: the card (when new) is stored, the charge is recorded as declined, naming the first.
@@ -205,20 +202,41 @@ async function decideAndRecord(
   let first = await firstChargeOf(db, charge.fingerprint);
   if (first === undefined) {
     // The first charge's window ended between the two statements: this one is no duplicate after all.
-    const retried = await insertCharge(db, again, now);
+    const retried = await insertCharge(db, again, c.now);
     if (retried) return retried;
     first = (await firstChargeOf(db, charge.fingerprint)) ?? 'unknown';
   }
-  const message = ChargeMsg.duplicate(first);
+  return recordDuplicate(
+    db,
+    baseRow(c.ctx, c.uid, c.type, c.input, c.card),
+    ChargeMsg.duplicate(first),
+    first,
+    { additional_data: c.input.additionalData },
+    c.now,
+  );
+}
+
+/**
+ * Records a request the gateway declined as the duplicate of transaction `first`: failed, with no
+ * acquirer answer, and `duplicate_of` so it never counts as the first of another duplicate.
+ */
+export function recordDuplicate(
+  db: Queryable,
+  base: Omit<NewTransaction, 'status'>,
+  message: string,
+  first: string,
+  details: Record<string, unknown>,
+  now: Date,
+): Promise<TransactionRow> {
   return insertTransaction(
     db,
     {
-      ...baseRow(ctx, uid, type, input, card),
+      ...base,
       status: 'failed',
       message,
       details: {
-        additional_data: input.additionalData,
-        section: sectionFor(type, 'failed', message, false),
+        ...details,
+        section: sectionFor(base.type as GatewayType, 'failed', message, false),
         duplicate_of: first,
       },
     },
@@ -274,7 +292,7 @@ export async function planPayment(ctx: Ctx, body: unknown): Promise<PlannedPayme
   if (input.duplicateCheck) return undefined;
   const card = await cardOf(ctx.db, ctx, input.card, now);
   if (behaviourOf(card.number).kind === 'first_then_declined') return undefined;
-  const charge = decide(ctx, randomUUID(), 'payment', input, card, now, false);
+  const charge = decide({ ctx, uid: randomUUID(), type: 'payment', input, card, now }, false);
   const row = storedTransactionRow(charge.transaction, now);
   return {
     // The caller has the row already (`answer`): the statement only answers the uid it wrote.

@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors.js';
 import { childrenOf, insertTransaction, lockTransaction, type TransactionRow } from '../ledger/repository.js';
 import { formatMoney } from '../money/currencies.js';
 import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
-import { DUPLICATE_WINDOW_MS } from './charge.js';
+import { DUPLICATE_WINDOW_MS, recordDuplicate } from './charge.js';
 import { type ChildInput, type ChildKind, parseChild, requestOf } from './input.js';
 import { settleLateAnswer } from './late-answer.js';
 import { findDuplicateRefund } from './repository.js';
@@ -139,19 +139,12 @@ async function run(ctx: Ctx, body: unknown, kind: ChildKind): Promise<Transactio
           new Date(now.getTime() - DUPLICATE_WINDOW_MS),
         );
         if (first) {
-          const message = ChildMsg.duplicateRefund(first);
-          return insertTransaction(
+          return recordDuplicate(
             tx,
-            {
-              ...childRow(ctx, parent, kind, input, amount),
-              status: 'failed',
-              message,
-              details: {
-                section: sectionFor(kind, 'failed', message, false),
-                reason: input.reason,
-                duplicate_of: first,
-              },
-            },
+            childRow(ctx, parent, kind, input, amount),
+            ChildMsg.duplicateRefund(first),
+            first,
+            { reason: input.reason },
             now,
           );
         }
