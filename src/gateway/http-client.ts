@@ -91,7 +91,7 @@ interface Answer {
   body: unknown;
 }
 
-type Envelope = { response?: { message?: unknown; errors?: unknown } };
+type Envelope = { response?: { message?: unknown; errors?: unknown; uid?: unknown } };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -214,7 +214,12 @@ export class HttpGatewayClient implements GatewayClient {
 
   #failure(answer: Answer, trackingId: string | null): Error {
     const { status } = answer;
-    if (status === 504) return new GatewayTimeout(undefined, trackingId);
+    if (status === 504) {
+      // Kopek's gateway names the pending transaction; a proxy's 504 does not.
+      const response = isObject(answer.body) ? (answer.body as Envelope).response : undefined;
+      const uid = isObject(response) && typeof response.uid === 'string' ? response.uid : undefined;
+      return new GatewayTimeout(uid, trackingId);
+    }
     const code = CALLER_ERRORS[status];
     if (code && this.#isGatewayError(answer)) {
       const response = (answer.body as Envelope).response as { message?: unknown; errors: ErrorTree };

@@ -12,7 +12,7 @@ import {
   CardRecordSchema,
   ChargeBody,
   ChildBody,
-  GatewayError,
+  GatewayTimeoutError,
   gatewayErrors,
   TokenizeBody,
   TransactionEnvelope,
@@ -36,12 +36,19 @@ async function transaction(reply: FastifyReply, work: () => Promise<TransactionA
     return { transaction: await work() };
   } catch (err) {
     if (!(err instanceof GatewayTimeout)) throw err;
-    return reply.code(504).send({ response: { message: err.message, errors: { base: [err.message] } } });
+    return reply.code(504).send({
+      response: {
+        message: err.message,
+        errors: { base: [err.message] },
+        uid: err.uid ?? null,
+        tracking_id: err.trackingId,
+      },
+    });
   }
 }
 
 export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const response = { 200: TransactionEnvelope, 504: GatewayError, ...gatewayErrors };
+  const response = { 200: TransactionEnvelope, 504: GatewayTimeoutError, ...gatewayErrors };
   const charges = [
     ['/transactions/payments', 'Payment: authorization and capture at once', pay],
     ['/transactions/authorizations', 'Authorization: reserve the amount', authorize],

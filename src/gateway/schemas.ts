@@ -178,6 +178,25 @@ export const GatewayError = Type.Object(
   { description: 'The error body of the gateway: {message, errors} wrapped in response' },
 );
 
+/**
+ * 504: the acquirer did not answer in time. The pending transaction's uid (and the request's
+ * tracking_id) come along, so a client that sent no tracking_id can still query it.
+ */
+export const GatewayTimeoutError = Type.Object(
+  {
+    response: Type.Object({
+      message: Str,
+      errors: Type.Record(Type.String(), Type.Unknown()),
+      uid: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      tracking_id: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
+  {
+    description:
+      'The acquirer did not answer in time: the outcome is unknown until the transaction is queried',
+  },
+);
+
 export const gatewayErrors = {
   401: GatewayError,
   404: GatewayError,

@@ -65,6 +65,22 @@ describe('the HTTP client when the answer is not a result', () => {
     }
   });
 
+  it("throws GatewayTimeout without a uid for a proxy's 504, which names no transaction", async () => {
+    const proxy = await fakeGateway((res) => {
+      res.writeHead(504, { 'content-type': 'text/html' });
+      res.end('<html>Gateway Timeout</html>');
+    });
+    try {
+      const err = await rejection(
+        new HttpGatewayClient(options(proxy.url)).payment(order({ tracking_id: 'lost-2' })),
+      );
+      expect(err).toBeInstanceOf(GatewayTimeout);
+      expect(err).toMatchObject({ trackingId: 'lost-2', uid: undefined });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('throws GatewayHttpError without a status when nothing listens (nothing was sent)', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const err = await rejection(new HttpGatewayClient(options(url)).payment(order()));

@@ -164,10 +164,11 @@ describe('gatewayClient(ctx) with GATEWAY_URL on another server', () => {
       client.payment(order({ tracking_id, credit_card: card(KOPEK_CARDS.timeout) })),
     );
     expect(err).toBeInstanceOf(GatewayTimeout);
-    expect(err).toMatchObject({ trackingId: tracking_id, uid: undefined });
+    expect(err).toMatchObject({ trackingId: tracking_id, uid: expect.any(String) });
     const found = await client.queryByTrackingId(tracking_id);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ type: 'payment', status: 'pending', tracking_id });
+    expect(found[0]?.uid).toBe((err as GatewayTimeout).uid);
   });
 
   it("answers incomplete with the gateway deployment's own /process page for a 3-D Secure card", async () => {

@@ -74,10 +74,13 @@ describe('Kopek card: the acquirer does not answer in time', () => {
     expect(res.status).toBe(504);
     const message =
       'The acquirer did not answer in time; the outcome is unknown. Query the transaction by tracking_id before charging again';
-    expect(res.body).toEqual({ response: { message, errors: { base: [message] } } });
+    expect(res.body).toEqual({
+      response: { message, errors: { base: [message] }, uid: expect.any(String), tracking_id: 'slow-1' },
+    });
 
     const pending = (await g.api.get('/v2/transactions/tracking_id/slow-1')).body.transactions;
     expect(pending).toHaveLength(1);
+    expect(pending[0].uid).toBe(res.body.response.uid);
     expect(pending[0]).toMatchObject({
       status: 'pending',
       message: null,
