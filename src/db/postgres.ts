@@ -16,6 +16,19 @@ const MAX_PREPARED = 1000;
 // a table under a prepared statement. That text then runs unnamed from here on.
 const FEATURE_NOT_SUPPORTED = '0A000';
 
+/**
+ * The error when it means the connection itself is gone: the server ended the session (severity
+ * FATAL or PANIC, as when a backend is terminated or the server shuts down) or the socket failed (an
+ * error without a server severity). The pool must then drop the connection: its socket may not have
+ * closed yet, and the next caller would get it. Errors of a statement leave the connection usable.
+ */
+function connectionLost(err: unknown): Error | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const severity = (err as { severity?: unknown }).severity;
+  if (severity === undefined || severity === 'FATAL' || severity === 'PANIC') return err;
+  return undefined;
+}
+
 export class PreparedNames {
   readonly #names = new Map<string, string | null>();
   readonly #max: number;
@@ -87,13 +100,20 @@ export function createPostgresDb(
     },
     async tx(fn) {
       const client = await pool.connect();
+      // The connection's own failure, if one was seen: then it goes, rather than back to the pool.
+      let lost: Error | undefined;
+      const watch = <T>(work: Promise<T>): Promise<T> =>
+        work.catch((err: unknown) => {
+          lost ??= connectionLost(err);
+          throw err;
+        });
       try {
-        await client.query('BEGIN');
+        await watch(client.query('BEGIN'));
         const tx: Tx = {
           inTransaction: true,
           async query(sql, params) {
             try {
-              return await run(client, sql, params);
+              return await watch(run(client, sql, params));
             } catch (err) {
               // The transaction is over either way; the next one runs the text unnamed.
               prepared.retryUnnamed(sql, err);
@@ -101,17 +121,17 @@ export function createPostgresDb(
             }
           },
           async exec(sql) {
-            await client.query(sql);
+            await watch(client.query(sql));
           },
         };
         const result = await fn(tx);
-        await client.query('COMMIT');
+        await watch(client.query('COMMIT'));
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        if (!lost) await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.release(lost);
       }
     },
     async batch(statements) {
@@ -120,15 +140,17 @@ export function createPostgresDb(
         name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
       }));
       const client = await pool.connect();
+      let lost: Error | undefined;
       try {
         const batch = new Batch(named, parsers);
         client.query(batch as never);
         return (await batch.done) as never[][];
       } catch (err) {
         for (const s of statements) prepared.retryUnnamed(s.sql, err);
+        lost = connectionLost(err);
         throw err;
       } finally {
-        client.release();
+        client.release(lost);
       }
     },
     async close() {

@@ -154,6 +154,35 @@ describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', ()
     expect(await preparedOn(true)).toEqual(['kopek_0', 'kopek_1']);
   });
 
+  it('fail a batch or transaction whose connection is lost, and leave the store working', async () => {
+    const one = createPostgresDb(url(), 1);
+    try {
+      // The batch's own backend is ended half-way: the rest of it never runs, nothing is kept.
+      const err = await one
+        .batch([
+          { sql: `INSERT INTO ${table} (id, amount, at) VALUES ($1, 1, now())`, params: ['lost-1'] },
+          { sql: 'SELECT pg_terminate_backend(pg_backend_pid())' },
+          { sql: `INSERT INTO ${table} (id, amount, at) VALUES ($1, 2, now())`, params: ['lost-2'] },
+        ])
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(await one.query(`SELECT id FROM ${table} WHERE id LIKE 'lost-%'`)).toEqual([]);
+      expect(await one.batch([{ sql: 'SELECT $1::int AS n', params: [7] }])).toEqual([[{ n: 7 }]]);
+
+      // The same for a transaction.
+      await expect(
+        one.tx(async (tx) => {
+          await tx.query(`INSERT INTO ${table} (id, amount, at) VALUES ($1, 1, now())`, ['lost-3']);
+          await tx.query('SELECT pg_terminate_backend(pg_backend_pid())');
+        }),
+      ).rejects.toThrow();
+      expect(await one.query(`SELECT id FROM ${table} WHERE id LIKE 'lost-%'`)).toEqual([]);
+      expect(await one.tx((tx) => tx.query('SELECT $1::int AS n', [8]))).toEqual([{ n: 8 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('are not made with DATABASE_PREPARE=false (for poolers that cannot keep them)', async () => {
     expect(await preparedOn(false)).toEqual([]);
   });
