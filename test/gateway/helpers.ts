@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ChargeRequest } from '../../src/gateway/client.js';
 import type { CreateShopInput } from '../../src/shops/service.js';
 import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 
@@ -44,4 +45,24 @@ export async function gatewayShop(input: CreateShopInput = {}): Promise<GatewayS
     pay: (extra = {}) => send('/transactions/payments', charge(extra)),
     authorize: (extra = {}) => send('/transactions/authorizations', charge(extra)),
   };
+}
+
+/** A payment as a GatewayClient is asked for one (the HTTP client tests). */
+export const order = (extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
+  amount: 1500,
+  currency: 'EUR',
+  description: 'Remote order',
+  tracking_id: `remote-${randomUUID()}`,
+  credit_card: card(),
+  ...extra,
+});
+
+/** What `promise` rejects with; fails the test when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
 }

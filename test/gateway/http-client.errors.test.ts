@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChargeRequest, GatewayTimeout } from '../../src/gateway/client.js';
+import { GatewayTimeout } from '../../src/gateway/client.js';
 import { closeGatewayPools, GatewayHttpError, HttpGatewayClient } from '../../src/gateway/http-client.js';
-import { card } from './helpers.js';
+import { order, rejection } from './helpers.js';
 import { fakeGateway, freePort } from './http-client-process.js';
 
 /**
@@ -11,24 +10,6 @@ import { fakeGateway, freePort } from './http-client-process.js';
  */
 
 afterAll(() => closeGatewayPools());
-
-const order = (extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
-  amount: 1500,
-  currency: 'EUR',
-  description: 'Remote order',
-  tracking_id: `remote-${randomUUID()}`,
-  credit_card: card(),
-  ...extra,
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('the HTTP client when the answer is not a result', () => {
   const options = (url: string, extra = {}) => ({ url, shopId: 7, secret: 'ab'.repeat(32), ...extra });

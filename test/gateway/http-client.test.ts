@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, ConfigError, loadConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/context.js';
-import { type ChargeRequest, GatewayTimeout, gatewayClient } from '../../src/gateway/client.js';
+import { GatewayTimeout, gatewayClient } from '../../src/gateway/client.js';
 import { closeGatewayPools, GatewayHttpError, HttpGatewayClient } from '../../src/gateway/http-client.js';
 import { gatewayServiceSecret } from '../../src/gateway/service-credential.js';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
@@ -12,7 +12,7 @@ import { findShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
 import { type Harness, harness } from '../harness.js';
 import { cardBody, card as subscriptionCard } from '../subscriptions/helpers.js';
-import { card } from './helpers.js';
+import { card, order, rejection } from './helpers.js';
 import { type GatewayProcess, startGatewayProcess } from './http-client-process.js';
 
 /**
@@ -55,24 +55,6 @@ afterAll(async () => {
   await closeGatewayPools();
   await gw?.stop();
 });
-
-const order = (extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
-  amount: 1500,
-  currency: 'EUR',
-  description: 'Remote order',
-  tracking_id: `remote-${randomUUID()}`,
-  credit_card: card(),
-  ...extra,
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('gatewayClient(ctx) with GATEWAY_URL on another server', () => {
   it('is the HTTP client', () => {
