@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client, harness, newShop, TEST_PUBLIC_URL } from '../harness.js';
+import { type Client, client, harness, newShop } from '../harness.js';
+import { expectNewestFirstPages } from '../lists.js';
 
 let api: Client;
 
@@ -71,21 +72,6 @@ describe('customers: happy path', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push((await own.post('/customers', { email: `c${i}@example.com`, ip: '10.0.0.1' })).body.id);
-    const all = await own.get('/customers');
-    expect(all.status).toBe(200);
-    expect(all.body.map((c: { id: string }) => c.id)).toEqual([...ids].reverse());
-    expect(all.headers.link).toBeUndefined();
-
-    const first = await own.get('/customers?limit=2');
-    expect(first.body.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3]]);
-    expect(first.headers.link).toBe(
-      `<${TEST_PUBLIC_URL}/customers?limit=2&starting_after=${ids[3]}>; rel="next"`,
-    );
-
-    const second = await own.get(`/customers?limit=2&starting_after=${ids[3]}`);
-    expect(second.body.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
-    const last = await own.get(`/customers?limit=2&starting_after=${ids[1]}`);
-    expect(last.body.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
-    expect(last.headers.link).toBeUndefined();
+    await expectNewestFirstPages(own, '/customers', ids);
   });
 });

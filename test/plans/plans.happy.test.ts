@@ -1,13 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Client,
-  client,
-  type Harness,
-  harness,
-  newShop,
-  TEST_PUBLIC_URL,
-  type TestShop,
-} from '../harness.js';
+import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
+import { expectNewestFirstPages } from '../lists.js';
 
 let h: Harness;
 let me: TestShop;
@@ -143,22 +136,7 @@ describe('plans: happy path', () => {
     const own = client(h, await newShop(h));
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await own.post('/plans', { ...minimal, title: `P${i}` })).body.id);
-    const all = await own.get('/plans');
-    expect(all.status).toBe(200);
-    expect(all.body.map((p: { id: string }) => p.id)).toEqual([...ids].reverse());
-    expect(all.body[0]).toEqual((await own.get(`/plans/${ids[4]}`)).body);
-    expect(all.headers.link).toBeUndefined();
-
-    const first = await own.get('/plans?limit=2');
-    expect(first.body.map((p: { id: string }) => p.id)).toEqual([ids[4], ids[3]]);
-    expect(first.headers.link).toBe(
-      `<${TEST_PUBLIC_URL}/plans?limit=2&starting_after=${ids[3]}>; rel="next"`,
-    );
-    const second = await own.get(`/plans?limit=2&starting_after=${ids[3]}`);
-    expect(second.body.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1]]);
-    const last = await own.get(`/plans?limit=2&starting_after=${ids[1]}`);
-    expect(last.body.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
-    expect(last.headers.link).toBeUndefined();
+    await expectNewestFirstPages(own, '/plans', ids);
   });
 
   it('lists nothing for a shop without plans', async () => {

@@ -8,6 +8,7 @@ import {
   TEST_PUBLIC_URL,
   type TestShop,
 } from '../harness.js';
+import { expectNewestFirstPages } from '../lists.js';
 
 let h: Harness;
 let me: TestShop;
@@ -171,22 +172,7 @@ describe('products: read and list', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
       ids.push((await own.post('/products', { ...minimal, name: `P${i}` })).body.id);
-    const all = await own.get('/products');
-    expect(all.status).toBe(200);
-    expect(all.body.map((p: { id: string }) => p.id)).toEqual([...ids].reverse());
-    expect(all.body[0]).toEqual((await own.get(`/products/${ids[4]}`)).body);
-    expect(all.headers.link).toBeUndefined();
-
-    const first = await own.get('/products?limit=2');
-    expect(first.body.map((p: { id: string }) => p.id)).toEqual([ids[4], ids[3]]);
-    expect(first.headers.link).toBe(
-      `<${TEST_PUBLIC_URL}/products?limit=2&starting_after=${ids[3]}>; rel="next"`,
-    );
-    const second = await own.get(`/products?limit=2&starting_after=${ids[3]}`);
-    expect(second.body.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1]]);
-    const last = await own.get(`/products?limit=2&starting_after=${ids[1]}`);
-    expect(last.body.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
-    expect(last.headers.link).toBeUndefined();
+    await expectNewestFirstPages(own, '/products', ids);
   });
 
   it('lists an empty array for a shop without products', async () => {

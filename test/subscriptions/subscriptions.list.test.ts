@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PUBLIC_URL } from '../harness.js';
+import { expectNewestFirstPages } from '../lists.js';
 import { card, cardBody, monthly, type SubShop, subShop } from './helpers.js';
 
 let s: SubShop;
@@ -15,22 +16,7 @@ describe('subscriptions: list', () => {
     const made: string[] = [];
     for (let i = 0; i < 5; i++)
       made.push((await own.api.post('/subscriptions', { plan: monthly() })).body.id);
-    const all = await own.api.get('/subscriptions');
-    expect(all.status).toBe(200);
-    expect(ids(all.body)).toEqual([...made].reverse());
-    expect(all.headers.link).toBeUndefined();
-    expect(all.body[0]).toEqual((await own.api.get(`/subscriptions/${made[4]}`)).body);
-
-    const first = await own.api.get('/subscriptions?limit=2');
-    expect(ids(first.body)).toEqual([made[4], made[3]]);
-    expect(first.headers.link).toBe(
-      `<${TEST_PUBLIC_URL}/subscriptions?limit=2&starting_after=${made[3]}>; rel="next"`,
-    );
-    const second = await own.api.get(`/subscriptions?limit=2&starting_after=${made[3]}`);
-    expect(ids(second.body)).toEqual([made[2], made[1]]);
-    const last = await own.api.get(`/subscriptions?limit=2&starting_after=${made[1]}`);
-    expect(ids(last.body)).toEqual([made[0]]);
-    expect(last.headers.link).toBeUndefined();
+    await expectNewestFirstPages(own.api, '/subscriptions', made);
   });
 
   it('filters by tracking_id, first match first, and pages in that order', async () => {
