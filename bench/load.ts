@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { cpuSeconds } from './processes.js';
+import { cpuMeter } from './processes.js';
 import type { Scenario } from './scenarios.js';
 
 export interface Figures {
@@ -22,6 +22,8 @@ export interface Figures {
   statusCodes: Record<string, number>;
   /** CPU time the server process spent per answered request (null where /proc is not available). */
   serverCpuMsPerReq: number | null;
+  /** CPU time this machine's PostgreSQL spent per answered request (null when it is elsewhere). */
+  databaseCpuMsPerReq: number | null;
 }
 
 export interface LoadOptions {
@@ -31,6 +33,8 @@ export interface LoadOptions {
   durationSec: number;
   /** The server's process id, for its CPU time. */
   serverPid?: number;
+  /** Whether the database runs on this machine, so its CPU time can be read. */
+  localDatabase: boolean;
 }
 
 /** Counts requests over the whole run, so values built from it stay unique across runs. */
@@ -60,13 +64,13 @@ export async function drive(scenario: Scenario, opts: LoadOptions, signal: Abort
   });
   const stop = () => instance.stop();
   signal.addEventListener('abort', stop, { once: true });
-  const cpuBefore = cpuSeconds(opts.serverPid);
+  const cpu = cpuMeter(opts.serverPid, opts.localDatabase);
   try {
     const r = await instance;
-    const cpuAfter = cpuSeconds(opts.serverPid);
     const statusCodes: Record<string, number> = {};
     for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodes[code] = count;
     const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+    const cpuUsed = cpu(requests);
     return {
       scenario: scenario.name,
       rate: null,
@@ -81,10 +85,7 @@ export async function drive(scenario: Scenario, opts: LoadOptions, signal: Abort
       errors: r.errors,
       non2xx: r.non2xx,
       statusCodes,
-      serverCpuMsPerReq:
-        cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
-          ? Math.round(((cpuAfter - cpuBefore) * 1e6) / requests) / 1000
-          : null,
+      ...cpuUsed,
     };
   } finally {
     signal.removeEventListener('abort', stop);

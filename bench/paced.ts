@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { type Figures, type LoadOptions, nextSeq } from './load.js';
-import { cpuSeconds } from './processes.js';
+import { cpuMeter } from './processes.js';
 import type { Scenario } from './scenarios.js';
 
 /**
@@ -46,7 +46,7 @@ export async function drivePaced(
     inFlight.add(p);
   };
 
-  const cpuBefore = cpuSeconds(opts.serverPid);
+  const cpu = cpuMeter(opts.serverPid, opts.localDatabase);
   const start = performance.now();
   const interval = 1000 / opts.rate;
   let sent = 0;
@@ -66,7 +66,7 @@ export async function drivePaced(
     await pool.close().catch(() => {});
   }
   const durationSec = (performance.now() - start) / 1000;
-  const cpuAfter = cpuSeconds(opts.serverPid);
+  const cpuUsed = cpu(Object.values(statusCodes).reduce((a, b) => a + b, 0));
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies.length === 0
@@ -90,9 +90,6 @@ export async function drivePaced(
     errors,
     non2xx: requests - ok,
     statusCodes,
-    serverCpuMsPerReq:
-      cpuBefore !== undefined && cpuAfter !== undefined && requests > 0
-        ? Math.round(((cpuAfter - cpuBefore) * 1e6) / requests) / 1000
-        : null,
+    ...cpuUsed,
   };
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,6 +152,59 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds each PostgreSQL process on this machine (backends, WAL writer, checkpointer…) has used
+ * so far, by process id; undefined off Linux.
+ */
+export function postgresCpuSeconds(): Map<number, number> | undefined {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const used = new Map<number, number>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const seconds = cpuSeconds(Number(name));
+      if (seconds !== undefined) used.set(Number(name), seconds);
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return used;
+}
+
+/**
+ * CPU seconds PostgreSQL used between two readings: processes that ended in between (an idle pool
+ * connection closing, an autovacuum worker) are left out, so this is a lower bound.
+ */
+function postgresCpuBetween(before: Map<number, number> | undefined, after: Map<number, number> | undefined) {
+  if (!before || !after) return undefined;
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** Starts measuring; the function it returns gives CPU ms per request of the server and database. */
+export function cpuMeter(
+  serverPid: number | undefined,
+  localDatabase: boolean,
+): (requests: number) => { serverCpuMsPerReq: number | null; databaseCpuMsPerReq: number | null } {
+  const server = cpuSeconds(serverPid);
+  const database = localDatabase ? postgresCpuSeconds() : undefined;
+  return (requests) => {
+    const serverUsed = server === undefined ? undefined : (cpuSeconds(serverPid) ?? server) - server;
+    const databaseUsed = postgresCpuBetween(database, localDatabase ? postgresCpuSeconds() : undefined);
+    const perRequest = (seconds: number | undefined) =>
+      seconds !== undefined && requests > 0 ? Math.round((seconds * 1e6) / requests) / 1000 : null;
+    return { serverCpuMsPerReq: perRequest(serverUsed), databaseCpuMsPerReq: perRequest(databaseUsed) };
+  };
 }
 
 // USER_HZ: 100 on every Linux architecture Node runs on.

@@ -102,6 +102,7 @@ export function formatTable(report: Report): string {
     'errors/non-2xx',
     'ratio to baseline',
     'server CPU ms/req',
+    'PostgreSQL CPU ms/req',
   ];
   const rows = report.results.map((r) => [
     r.label,
@@ -111,6 +112,7 @@ export function formatTable(report: Report): string {
     `${r.errors}/${r.non2xx}`,
     r.ratio === null ? '-' : r.ratio.toFixed(2),
     r.serverCpuMsPerReq === null ? '-' : r.serverCpuMsPerReq.toFixed(3),
+    r.databaseCpuMsPerReq === null ? '-' : r.databaseCpuMsPerReq.toFixed(3),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
