@@ -21,3 +21,19 @@ export class ManualClock implements Clock {
     this.#ms += ms;
   }
 }
+
+let lastTime = Number.NaN;
+let lastIso = '';
+
+/**
+ * `d.toISOString()`, remembered for the last instant formatted: a request writes and answers its one
+ * `now` a dozen times over (row columns, answer fields), and formatting a date is not cheap.
+ */
+export function isoString(d: Date): string {
+  const t = d.getTime();
+  if (t !== lastTime) {
+    lastIso = d.toISOString();
+    lastTime = t;
+  }
+  return lastIso;
+}

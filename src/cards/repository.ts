@@ -45,12 +45,41 @@ export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: s
        VALUES (${placeholders}, ${at}, ${at})
      )`;
   });
-  return { sql, values: [...CARD_COLUMNS.map((k) => c[k]), now] };
+  // In CARD_COLUMNS order, then the instant.
+  const values: unknown[] = [
+    c.token,
+    c.shop_id,
+    c.number_enc,
+    c.stamp,
+    c.brand,
+    c.first_1,
+    c.last_4,
+    c.bin,
+    c.holder,
+    c.exp_month,
+    c.exp_year,
+    now,
+  ];
+  return { sql, values };
 }
 
 /** The row as the store keeps it once inserted. */
 export function storedCardRow(c: NewCardRow, now: Date): CardRow {
-  return { ...c, created_at: now, updated_at: now };
+  return {
+    token: c.token,
+    shop_id: c.shop_id,
+    number_enc: c.number_enc,
+    stamp: c.stamp,
+    brand: c.brand,
+    first_1: c.first_1,
+    last_4: c.last_4,
+    bin: c.bin,
+    holder: c.holder,
+    exp_month: c.exp_month,
+    exp_year: c.exp_year,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export async function insertCard(db: Queryable, c: NewCardRow, now: Date): Promise<CardRow> {

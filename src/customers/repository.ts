@@ -22,14 +22,31 @@ export type NewCustomer = Omit<CustomerRow, 'shop_id' | 'created_at'>;
 
 /** The row customerInsert stores. */
 export function newCustomerRow(shopId: number, c: NewCustomer, now: Date): CustomerRow {
-  return { ...c, shop_id: shopId, created_at: now };
+  return {
+    id: c.id,
+    first_name: c.first_name,
+    last_name: c.last_name,
+    address: c.address,
+    city: c.city,
+    country: c.country,
+    zip: c.zip,
+    state: c.state,
+    phone: c.phone,
+    email: c.email,
+    ip: c.ip,
+    shop_id: shopId,
+    created_at: now,
+  };
 }
+
+const INSERT_SQL = `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`;
+const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
 
 /** The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row unless told not to. */
 export function customerInsert(shopId: number, c: NewCustomer, now: Date, returning = true): Statement {
   return {
-    sql: `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)${returning ? ' RETURNING *' : ''}`,
+    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
     params: [
       c.id,
       shopId,

@@ -1,4 +1,5 @@
 import { prepareValue } from 'pg/lib/utils.js';
+import { isoString } from '../clock.js';
 import type { Statement } from './db.js';
 
 /**
@@ -27,7 +28,7 @@ interface FieldDescription {
  * every instant in timestamptz columns.
  */
 export function toWire(value: unknown): string | Buffer | null {
-  return value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : prepareValue(value);
+  return value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : prepareValue(value);
 }
 
 export type TypeParsers = (oid: number, format: 'text' | 'binary') => (value: string) => unknown;

@@ -1,4 +1,5 @@
 import type { CardRecord } from '../cards/vault.js';
+import { isoString } from '../clock.js';
 import type { TransactionRow, TransactionStatus, TransactionType } from '../ledger/repository.js';
 import type { AvsCvcVerification, ThreeDSecureVerification } from './acquirer.js';
 import type { BillingAddress, Customer } from './input.js';
@@ -106,7 +107,7 @@ export function sectionFor(
 }
 
 const CHARGE_TYPES = new Set<string>(['payment', 'authorization', 'credit']);
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const iso = (d: Date | null) => (d ? isoString(d) : null);
 
 const NO_CUSTOMER: Customer = { ip: null, email: null, device_id: null, birth_date: null };
 const NO_ADDRESS: BillingAddress = {
@@ -140,8 +141,8 @@ export function toAnswer(row: TransactionRow, gatewayUrl: string): TransactionAn
     tracking_id: row.tracking_id,
     test: row.test,
     language: row.language,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoString(row.created_at),
+    updated_at: isoString(row.updated_at),
     paid_at: iso(row.paid_at),
     expired_at: null,
     closed_at: null,

@@ -158,7 +158,7 @@ function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefo
   const enrolled = behaviour === 'three_ds';
   const remembered = type !== 'credit' && behaviour === 'first_then_declined';
   return {
-    ...(card.unstored ? { card: card.unstored } : {}),
+    card: card.unstored,
     fingerprint: {
       shopId: ctx.shop.id,
       type,
@@ -169,15 +169,33 @@ function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefo
     },
     check: input.duplicateCheck && type !== 'credit',
     since: new Date(now.getTime() - DUPLICATE_WINDOW_MS),
+    // Named member by member, not spread: every charge's row then has the same shape.
     transaction: {
-      ...base,
-      ...outcome,
+      uid: base.uid,
+      shop_id: base.shop_id,
+      type: base.type,
+      status: outcome.status,
+      message: outcome.message ?? null,
+      amount: base.amount,
+      currency: base.currency,
+      description: base.description ?? null,
+      tracking_id: base.tracking_id ?? null,
+      parent_uid: null,
+      test: base.test,
+      language: base.language ?? null,
+      card_token: base.card_token ?? null,
+      card: base.card ?? null,
+      billing_address: base.billing_address ?? null,
+      customer: base.customer ?? null,
       avs_cvc: type === 'credit' ? null : (avsCvc as unknown as Record<string, unknown>),
       three_d_secure:
         outcome.three_d_secure ??
         (threeDsActive && !enrolled
           ? (notEnrolledVerification() as unknown as Record<string, unknown>)
           : null),
+      return_url: base.return_url ?? null,
+      notification_url: base.notification_url ?? null,
+      paid_at: outcome.paid_at ?? null,
       details: {
         ...extra,
         ...outcome.details,

@@ -51,7 +51,6 @@ export type NewTransaction = Pick<
     >
   >;
 
-const JSON_COLUMNS = new Set(['card', 'billing_address', 'customer', 'three_d_secure', 'avs_cvc', 'details']);
 const COLUMNS = [
   'uid',
   'shop_id',
@@ -77,9 +76,34 @@ const COLUMNS = [
   'paid_at',
 ] as const;
 
-function param(column: string, value: unknown): unknown {
-  if (value === undefined) return column === 'details' ? '{}' : null;
-  return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** The parameters of a new transaction, in COLUMNS order; absent members are NULL (details `{}`). */
+function values(t: NewTransaction): unknown[] {
+  return [
+    t.uid,
+    t.shop_id,
+    t.type,
+    t.status,
+    t.message ?? null,
+    t.amount,
+    t.currency,
+    t.description ?? null,
+    t.tracking_id ?? null,
+    t.parent_uid ?? null,
+    t.test,
+    t.language ?? null,
+    t.card_token ?? null,
+    jsonOrNull(t.card),
+    jsonOrNull(t.billing_address),
+    jsonOrNull(t.customer),
+    jsonOrNull(t.three_d_secure),
+    jsonOrNull(t.avs_cvc),
+    t.return_url ?? null,
+    t.notification_url ?? null,
+    t.details === undefined ? '{}' : JSON.stringify(t.details),
+    t.paid_at ?? null,
+  ];
 }
 
 /**
@@ -94,7 +118,8 @@ export function transactionInsertCtes(
   first: number,
   gate?: string,
 ): { sql: string; values: unknown[] } {
-  const values = [...COLUMNS.map((c) => param(c, (t as Record<string, unknown>)[c])), now];
+  const params = values(t);
+  params.push(now);
   const sql = sqlText(`transaction-cte ${first} ${gate ?? ''}`, () => {
     const at = `$${first + COLUMNS.length}`;
     const selected = COLUMNS.map((_, i) => `$${first + i}`).join(', ');
@@ -103,14 +128,37 @@ export function transactionInsertCtes(
        SELECT ${selected}, ${at}, ${at}${gate ? ` FROM ${gate}` : ''} RETURNING *
      )`;
   });
-  return { sql, values };
+  return { sql, values: params };
 }
 
 /** The row a new transaction becomes once inserted, for answering before reading it back. */
 export function storedTransactionRow(t: NewTransaction, now: Date): TransactionRow {
-  const row: Record<string, unknown> = { created_at: now, updated_at: now };
-  for (const c of COLUMNS) row[c] = (t as Record<string, unknown>)[c] ?? (c === 'details' ? {} : null);
-  return row as unknown as TransactionRow;
+  return {
+    uid: t.uid,
+    shop_id: t.shop_id,
+    type: t.type,
+    status: t.status,
+    message: t.message ?? null,
+    amount: t.amount,
+    currency: t.currency,
+    description: t.description ?? null,
+    tracking_id: t.tracking_id ?? null,
+    parent_uid: t.parent_uid ?? null,
+    test: t.test,
+    language: t.language ?? null,
+    card_token: t.card_token ?? null,
+    card: t.card ?? null,
+    billing_address: t.billing_address ?? null,
+    customer: t.customer ?? null,
+    three_d_secure: t.three_d_secure ?? null,
+    avs_cvc: t.avs_cvc ?? null,
+    return_url: t.return_url ?? null,
+    notification_url: t.notification_url ?? null,
+    details: t.details ?? {},
+    created_at: now,
+    updated_at: now,
+    paid_at: t.paid_at ?? null,
+  };
 }
 
 /** Records a new transaction. */

@@ -44,39 +44,59 @@ const COLUMNS = [
   'test',
 ] as const;
 
+const INSERT_SQL = `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
+     VALUES (${[...COLUMNS, 'id', 'shop_id', 'created_at', 'updated_at'].map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
+
 /** The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row unless told not to. */
 export function planInsert(shopId: number, id: string, p: PlanData, now: Date, returning = true): Statement {
-  const values = [
-    id,
-    shopId,
-    p.title,
-    p.currency,
-    p.amount,
-    p.interval,
-    p.interval_unit,
-    p.trial_amount,
-    p.trial_interval,
-    p.trial_interval_unit,
-    p.trial_as_first_payment,
-    p.language,
-    p.infinite,
-    p.billing_cycles,
-    p.number_payment_attempts,
-    p.test,
-    now,
-    now,
-  ];
-  const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
   return {
-    sql: `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
-     VALUES (${placeholders})${returning ? ' RETURNING *' : ''}`,
-    params: values,
+    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
+    params: [
+      id,
+      shopId,
+      p.title,
+      p.currency,
+      p.amount,
+      p.interval,
+      p.interval_unit,
+      p.trial_amount,
+      p.trial_interval,
+      p.trial_interval_unit,
+      p.trial_as_first_payment,
+      p.language,
+      p.infinite,
+      p.billing_cycles,
+      p.number_payment_attempts,
+      p.test,
+      now,
+      now,
+    ],
   };
 }
 
 /** The row planInsert stores. */
 export function newPlanRow(shopId: number, id: string, p: PlanData, now: Date): PlanRow {
-  return { id, shop_id: shopId, ...p, created_at: now, updated_at: now };
+  return {
+    id,
+    shop_id: shopId,
+    title: p.title,
+    currency: p.currency,
+    amount: p.amount,
+    interval: p.interval,
+    interval_unit: p.interval_unit,
+    trial_amount: p.trial_amount,
+    trial_interval: p.trial_interval,
+    trial_interval_unit: p.trial_interval_unit,
+    trial_as_first_payment: p.trial_as_first_payment,
+    language: p.language,
+    infinite: p.infinite,
+    billing_cycles: p.billing_cycles,
+    number_payment_attempts: p.number_payment_attempts,
+    test: p.test,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 export async function insertPlan(

@@ -1,4 +1,5 @@
 import type { IntervalUnit } from '../billing/interval.js';
+import { isoString } from '../clock.js';
 import type { Ctx } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../http/errors.js';
@@ -57,8 +58,8 @@ export function toPlan(r: PlanRow): Plan {
     number_payment_attempts: r.number_payment_attempts,
     test: r.test,
     shop_id: r.shop_id,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
+    created_at: isoString(r.created_at),
+    updated_at: isoString(r.updated_at),
   };
 }
 

@@ -1,3 +1,4 @@
+import { isoString } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
@@ -33,8 +34,8 @@ export function toProduct(r: ProductRow, config: Config): Product {
   return {
     ...fields,
     quantity: r.infinite ? null : r.quantity,
-    created_at: created_at.toISOString(),
-    updated_at: updated_at.toISOString(),
+    created_at: isoString(created_at),
+    updated_at: isoString(updated_at),
     pay_url: pay,
     payment_url: pay,
     confirm_url: `${config.checkoutUrl}/v2/confirm_order/${r.id}/${shop_id}`,

@@ -37,6 +37,7 @@ import {
   type SubscriptionRow,
   subscriptionInsert,
   updateSubscription,
+  withChange,
 } from './repository.js';
 import { afterFirstCharge, type FirstSchedule, firstSchedule } from './schedule.js';
 import { settleOpenCharge } from './settle.js';
@@ -146,20 +147,21 @@ async function createWithPlannedCharge(
   }
   if (!planned) return undefined;
 
-  const withCard = { ...sub, card_token: planned.card.token, card: planned.card };
-  const created = newSubscriptionRow(withCard, now);
+  sub.card_token = planned.card.token;
+  sub.card = planned.card;
+  const created = newSubscriptionRow(sub, now);
   // As the step-by-step path would record the answer: a timeout leaves the outcome unknown.
   const outcome = planned.timedOut
     ? { last_transaction: summarize(planned.answer) }
     : afterFirstCharge(created, plan, charge.period, planned.answer, now);
   // Every row written here is known in full beforehand, so nothing is read back.
-  const row: SubscriptionRow = { ...created, ...outcome };
+  const row = withChange(created, outcome, now, now);
   const customer = newCustomer ? newCustomerRow(ctx.shop.id, newCustomer, now) : existingCustomer;
   const statements: Statement[] = [planned.statement];
   if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
   if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
   statements.push(
-    subscriptionInsert({ ...withCard, ...outcome }, now, false),
+    subscriptionInsert(row, false),
     answeredChargeInsert(
       { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
       planned.timedOut ? 'unknown' : planned.answer.status,

@@ -1,4 +1,5 @@
 import type { CardRecord } from '../cards/vault.js';
+import { isoString } from '../clock.js';
 import type { CustomerRow } from '../customers/repository.js';
 import { type Customer, toCustomer } from '../customers/service.js';
 import type { TransactionAnswer } from '../gateway/client.js';
@@ -61,7 +62,7 @@ export function summarize(t: TransactionAnswer): TransactionSummary {
   };
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const iso = (d: Date | null) => (d ? isoString(d) : null);
 
 export function toSubscription(p: SubscriptionParts): Subscription {
   const { row } = p;
@@ -71,8 +72,8 @@ export function toSubscription(p: SubscriptionParts): Subscription {
     state: row.state,
     tracking_id: row.tracking_id,
     device_id: row.device_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: isoString(row.created_at),
+    updated_at: isoString(row.updated_at),
     renew_at: iso(row.renew_at),
     active_to: iso(row.active_to),
     card: row.card ?? {},
@@ -91,7 +92,7 @@ export function toSubscription(p: SubscriptionParts): Subscription {
     dynamic_billing_descriptor: row.dynamic_billing_descriptor,
     ...(p.checkout ? { redirect_url: p.checkout.url, token: p.checkout.token } : {}),
     ...(row.cancelled_at
-      ? { cancel_reason: row.cancel_reason, cancelled_at: row.cancelled_at.toISOString(), transaction: last }
+      ? { cancel_reason: row.cancel_reason, cancelled_at: isoString(row.cancelled_at), transaction: last }
       : {}),
   };
 }
