@@ -136,7 +136,8 @@ export function createPostgresDb(
     },
     async batch(statements) {
       const named = statements.map((s) => ({
-        ...s,
+        sql: s.sql,
+        params: s.params,
         name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
       }));
       const client = await pool.connect();

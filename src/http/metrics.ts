@@ -18,14 +18,24 @@ export function registerMetrics(app: FastifyInstance): Registry {
     labelNames: ['method', 'route', 'status'],
     registers: [registry],
   });
+  // The series of one method, route and status, looked up once: prom-client would otherwise hash
+  // the labels of both metrics on every answer. Routes and statuses are few, so this stays small.
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
   app.addHook('onResponse', async (request, reply) => {
-    const labels = {
-      method: request.method,
-      route: request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'),
-      status: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+    const method = request.method;
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const status = reply.statusCode;
+    const key = `${method} ${status} ${route}`;
+    let s = series.get(key);
+    if (!s) {
+      const labels = { method, route, status: String(status) };
+      const counter = requests.labels(labels);
+      const histogram = duration.labels(labels);
+      s = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      series.set(key, s);
+    }
+    s.count();
+    s.time(reply.elapsedTime / 1000);
   });
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
     reply.type(registry.contentType);

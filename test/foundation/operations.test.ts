@@ -63,6 +63,29 @@ describe('operations endpoints', () => {
     expect(res.body).toContain('process_cpu_user_seconds_total');
   });
 
+  it('counts every answer of a route and status, and times each', async () => {
+    const series = 'method="GET",route="/customers/:id",status="404"';
+    const read = async () => {
+      const body = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}\\{${series}\\} (\\d+)$`, 'm').exec(body)?.[1] ?? 0);
+      return {
+        total: value('kopek_http_requests_total'),
+        timed: value('kopek_http_request_duration_seconds_count'),
+      };
+    };
+    const before = await read();
+    for (let i = 0; i < 3; i++) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: '/customers/cst_000000000000000000000000',
+        headers: { authorization: shop.auth },
+      });
+      expect(res.statusCode).toBe(404);
+    }
+    expect(await read()).toEqual({ total: before.total + 3, timed: before.timed + 3 });
+  });
+
   it('counts unknown paths under one label, so random URLs cannot blow up the series', async () => {
     await h.app.inject({ method: 'GET', url: `/random/${Math.random()}` });
     const res = await h.app.inject({ method: 'GET', url: '/metrics' });
