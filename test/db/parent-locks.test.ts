@@ -6,6 +6,7 @@ import { newId } from '../../src/ids.js';
 import { insertTransaction } from '../../src/ledger/repository.js';
 import { insertSubscription } from '../../src/subscriptions/repository.js';
 import { client, type Harness, harness, newShop, type TestShop } from '../harness.js';
+import { noExtras } from '../subscriptions/helpers.js';
 
 /** Locks the row at once or fails: true when no other transaction holds a lock on it. */
 async function lockableNow(db: Db, table: string, id: string | number): Promise<boolean> {
@@ -89,16 +90,7 @@ describe.runIf(process.env.DATABASE_URL)('writes under a shop, plan and customer
             card_token: null,
             card: null,
             state: 'redirecting',
-            tracking_id: null,
-            device_id: null,
-            return_url: null,
-            notification_url: null,
-            additional_data: {},
-            receipt_text: null,
-            avs_cvc_verification: null,
-            settings: null,
-            language: 'en',
-            dynamic_billing_descriptor: null,
+            ...noExtras,
             billing_anchor: now,
             billing_day: now.getUTCDate(),
             renew_at: null,
