@@ -11,14 +11,9 @@ import {
 } from '../gateway/client.js';
 import { ApiError, type ErrorTree } from '../http/errors.js';
 import type { Plan } from '../plans/service.js';
+import { lockOpenCharge, recordCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';
-import {
-  lockOpenCharge,
-  lockSubscription,
-  recordCharge,
-  type SubscriptionRow,
-  updateSubscription,
-} from './repository.js';
+import { lockSubscription, type SubscriptionRow, updateSubscription } from './repository.js';
 import { applyChargeAnswer, chargeTrackingId } from './settle.js';
 import { summarize } from './view.js';
 

@@ -23,10 +23,9 @@ import { newId } from '../ids.js';
 import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
 import { cardRequest, firstChargeRequest, takeFirstCharge, tokenizeCard } from './charge.js';
+import { answeredChargeInsert, claimCharge } from './charge-records.js';
 import { checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
-  answeredChargeInsert,
-  claimCharge,
   findSubscription,
   insertSubscription,
   listSubscriptions,

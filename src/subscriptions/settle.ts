@@ -3,15 +3,8 @@ import type { Tx } from '../db/db.js';
 import { gatewayClient, type TransactionAnswer } from '../gateway/client.js';
 import { findPlanOfShop, type Plan } from '../plans/service.js';
 import { findShopRow, toShop } from '../shops/repository.js';
-import {
-  lockOpenCharge,
-  lockSubscription,
-  openCharge,
-  recordCharge,
-  type SubscriptionRow,
-  subscriptionOfTransaction,
-  updateSubscription,
-} from './repository.js';
+import { lockOpenCharge, openCharge, recordCharge, subscriptionOfTransaction } from './charge-records.js';
+import { lockSubscription, type SubscriptionRow, updateSubscription } from './repository.js';
 import { afterFirstCharge, afterLateCharge } from './schedule.js';
 
 /** States in which the subscription waits for the answer to its first charge. */

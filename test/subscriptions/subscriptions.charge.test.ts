@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { findPlanOfShop } from '../../src/plans/service.js';
 import { chargeDescription, returnUrlWithId, takeFirstCharge } from '../../src/subscriptions/charge.js';
-import { claimCharge, findSubscription, updateSubscription } from '../../src/subscriptions/repository.js';
+import { claimCharge } from '../../src/subscriptions/charge-records.js';
+import { findSubscription, updateSubscription } from '../../src/subscriptions/repository.js';
 import { card, cardBody, monthly, paymentsOf, subShop } from './helpers.js';
 
 describe('subscriptions: the first charge', () => {
