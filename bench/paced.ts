@@ -66,7 +66,8 @@ export async function drivePaced(
     await pool.close().catch(() => {});
   }
   const durationSec = (performance.now() - start) / 1000;
-  const cpuUsed = cpu(Object.values(statusCodes).reduce((a, b) => a + b, 0));
+  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  const cpuUsed = cpu(requests);
   latencies.sort((a, b) => a - b);
   const pct = (p: number) =>
     latencies.length === 0
@@ -74,7 +75,6 @@ export async function drivePaced(
       : Math.round(
           (latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? 0) * 10,
         ) / 10;
-  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   const ok = latencies.length;
   return {
     scenario: scenario.name,
