@@ -1,5 +1,5 @@
 import type { CardRecord } from '../cards/vault.js';
-import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
+import type { Queryable, Statement, Tx } from '../db/db.js';
 import { unknownCursor } from '../http/pagination.js';
 import type { TransactionSummary } from './view.js';
 
@@ -114,6 +114,7 @@ const ROW_COLUMNS = [
 
 const INSERT_SQL = `INSERT INTO subscriptions (${ROW_COLUMNS.join(', ')})
      VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
 
 /**
  * The INSERT of a new subscription, to run alone or in a batch; RETURNING the stored row unless told
@@ -122,7 +123,7 @@ const INSERT_SQL = `INSERT INTO subscriptions (${ROW_COLUMNS.join(', ')})
  */
 export function subscriptionInsert(r: SubscriptionRow, returning = true): Statement {
   return {
-    sql: returning ? sqlText('subscription-insert returning', () => `${INSERT_SQL} RETURNING *`) : INSERT_SQL,
+    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
     params: [
       r.id,
       r.shop_id,
