@@ -59,7 +59,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   registerErrorHandler(app);
   registerNotFound(app);
   registerAuth(app, new ShopAuthenticator(db, undefined, config.gatewayToken));
-  registerIdempotency(app, db, clock);
+  registerIdempotency(app, db, clock, opts.masterKey);
   registerMetrics(app);
 
   await app.register(swagger, {

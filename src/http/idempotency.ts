@@ -1,16 +1,23 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/db.js';
+import { deriveKey } from '../crypto/secretbox.js';
+import type { Db, Tx } from '../db/db.js';
+import { type HeldTx, holdTransaction } from '../db/held.js';
 import { ApiError } from './errors.js';
 
-/**
- * How long a key is kept. A key whose first request never finished (its process died) is kept as
- * long: that request may have charged a card, and only the shop can find out whether it did, so a
- * retry with the same key keeps answering 409 rather than doing the work a second time.
- */
+/** How long a key is kept. */
 const KEEP_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location', 'link'];
+// Namespaces the keys' advisory locks away from other users of pg_try_advisory_xact_lock.
+const KEY_LOCK_SPACE = 727_003;
+/**
+ * The fingerprint of keys stored before fingerprints were keyed: it was dropped (an unkeyed hash of a
+ * body with a card in it can be reversed), so such a key replays its answer for any body.
+ */
+export const UNVERIFIABLE_FINGERPRINT = 'unverifiable';
+
+const IN_PROGRESS = 'A request with this Idempotency-Key is still being processed; retry later';
 
 interface KeyRow {
   fingerprint: string;
@@ -22,44 +29,60 @@ interface KeyRow {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey: string | undefined;
+    /**
+     * The transaction a request with an Idempotency-Key runs in: its effects and its stored answer
+     * commit together, or neither does.
+     */
+    keyedTx: { key: string; print: string; held: HeldTx } | undefined;
   }
 }
 
-function fingerprint(request: FastifyRequest): string {
-  const path = request.url.split('?')[0];
-  return createHash('sha256')
-    .update(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`)
-    .digest('hex');
+/** Sorted keys, so two bodies that differ only in their members' order are the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
-async function claim(
-  db: Db,
-  shopId: number,
-  key: string,
-  print: string,
-  now: Date,
-): Promise<KeyRow | undefined> {
-  const inserted = await db.query(
-    `INSERT INTO idempotency_keys (shop_id, key, fingerprint, created_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (shop_id, key) DO NOTHING RETURNING key`,
-    [shopId, key, print, now],
-  );
-  if (inserted.length > 0) return undefined;
-  const [row] = await db.query<KeyRow>(
-    'SELECT fingerprint, status_code, response_headers, response_body, created_at FROM idempotency_keys WHERE shop_id = $1 AND key = $2',
+/**
+ * A keyed hash of the request: bodies carry card numbers and CVCs, and the stored answer shows
+ * part of the card, so an unkeyed hash could be reversed by trying the missing digits.
+ */
+function fingerprint(key: Buffer, request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return createHmac('sha256', key)
+    .update(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`)
+    .digest('base64url');
+}
+
+async function readKey(tx: Tx, shopId: number, key: string): Promise<KeyRow | undefined> {
+  const [row] = await tx.query<KeyRow>(
+    `SELECT fingerprint, status_code, response_headers, response_body, created_at
+     FROM idempotency_keys WHERE shop_id = $1 AND key = $2`,
     [shopId, key],
   );
   return row;
 }
 
 /**
- * Idempotency-Key on every POST, once for all routes (decisions.md): the first response is stored
- * for 24 hours per shop and replayed for a retry with the same body; another body is 422; a retry
- * while the first request still runs is 409. A 5xx is not stored, so the request can be retried.
+ * Idempotency-Key on every POST, once for all routes (decisions.md): the first answer is stored for
+ * 24 hours per shop and replayed for a retry with the same body; another body is 422; a retry while
+ * the first request still runs is 409.
+ *
+ * A keyed request runs in one transaction that also stores its answer, so the effect and the answer
+ * commit together or not at all; an answer of 5xx rolls the effect back, and the request can simply be
+ * retried. "Still running" is an advisory lock of that transaction, not a stored mark: it ends with the
+ * transaction, so a process that dies mid-request leaves nothing behind and a retry either replays the
+ * committed answer or runs afresh.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock): void {
-  app.decorateRequest('idempotencyKey', undefined);
+export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, masterKey: Buffer): void {
+  app.decorateRequest('keyedTx', undefined);
+  const printKey = deriveKey(masterKey, 'idempotency-fingerprint');
 
   app.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];
@@ -69,66 +92,74 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock):
       throw ApiError.validation({ idempotency_key: ['must be 1 to 255 characters'] });
     }
     const shopId = request.shop.id;
-    const print = fingerprint(request);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const now = clock.now();
-      const existing = await claim(db, shopId, key, print, now);
-      if (!existing) {
-        request.idempotencyKey = key;
-        return;
+    const print = fingerprint(printKey, request);
+    const held = await holdTransaction(db);
+    let existing: KeyRow | undefined;
+    try {
+      const [lock] = await held.tx.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
+        [KEY_LOCK_SPACE, `${shopId}:${key}`],
+      );
+      if (!lock?.locked) throw ApiError.base('conflict', IN_PROGRESS);
+      existing = await readKey(held.tx, shopId, key);
+      if (existing && clock.now().getTime() - existing.created_at.getTime() > KEEP_MS) {
+        await held.tx.query('DELETE FROM idempotency_keys WHERE shop_id = $1 AND key = $2', [shopId, key]);
+        existing = undefined;
       }
-      if (now.getTime() - existing.created_at.getTime() > KEEP_MS) {
-        await db.query('DELETE FROM idempotency_keys WHERE shop_id = $1 AND key = $2 AND created_at = $3', [
-          shopId,
-          key,
-          existing.created_at,
-        ]);
-        continue;
-      }
-      if (existing.fingerprint !== print) {
-        throw ApiError.validation({
-          idempotency_key: ['was already used with a different request; use a new key for a new request'],
-        });
-      }
-      if (existing.status_code === null) {
-        throw ApiError.base(
-          'conflict',
-          'A request with this Idempotency-Key is still being processed; retry later',
-        );
-      }
-      return replay(reply, existing);
+    } catch (err) {
+      await held.end(false);
+      throw err;
     }
-    throw ApiError.base(
-      'conflict',
-      'A request with this Idempotency-Key is still being processed; retry later',
-    );
+    if (!existing) {
+      request.keyedTx = { key, print, held };
+      return;
+    }
+    await held.end(false);
+    if (existing.fingerprint !== print && existing.fingerprint !== UNVERIFIABLE_FINGERPRINT) {
+      throw ApiError.validation({
+        idempotency_key: ['was already used with a different request; use a new key for a new request'],
+      });
+    }
+    // Left by a version of Kopek that marked running keys with a stored row: its request may have
+    // done its work, so the key is not run again before it expires.
+    if (existing.status_code === null) throw ApiError.base('conflict', IN_PROGRESS);
+    return replay(reply, existing);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const key = request.idempotencyKey;
-    if (key === undefined || !request.shop) return payload;
-    request.idempotencyKey = undefined;
-    if (reply.statusCode >= 500 || (payload !== null && typeof payload !== 'string')) {
-      await db.query('DELETE FROM idempotency_keys WHERE shop_id = $1 AND key = $2', [request.shop.id, key]);
+    const keyed = request.keyedTx;
+    if (keyed === undefined || !request.shop) return payload;
+    request.keyedTx = undefined;
+    if (reply.statusCode >= 500) {
+      await keyed.held.end(false);
       return payload;
     }
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : '';
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const v = reply.getHeader(name);
       if (v !== undefined) headers[name] = String(v);
     }
-    try {
-      await db.query(
-        `UPDATE idempotency_keys SET status_code = $3, response_headers = $4, response_body = $5
-         WHERE shop_id = $1 AND key = $2`,
-        [request.shop.id, key, reply.statusCode, JSON.stringify(headers), payload ?? ''],
+    const shopId = request.shop.id;
+    // A failed commit took the effect with it: the error answers 500, and a retry runs afresh.
+    await keyed.held.end(true, async (tx) => {
+      await tx.query(
+        `INSERT INTO idempotency_keys
+           (shop_id, key, fingerprint, status_code, response_headers, response_body, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [shopId, keyed.key, keyed.print, reply.statusCode, JSON.stringify(headers), body, clock.now()],
       );
-    } catch (err) {
-      // The work is done: answering 500 now would make the client retry it. The key stays
-      // "running", so a retry gets 409 instead of a second execution.
-      request.log.error({ err, idempotency_key: key }, 'could not store the response for an Idempotency-Key');
-    }
+    });
     return payload;
+  });
+
+  // The answer was sent without passing onSend's commit (an error while sending, say): nothing was
+  // stored, so nothing of the request is kept either.
+  app.addHook('onResponse', async (request) => {
+    const keyed = request.keyedTx;
+    if (keyed === undefined) return;
+    request.keyedTx = undefined;
+    await keyed.held.end(false).catch(() => {});
   });
 }
 
@@ -139,8 +170,11 @@ function replay(reply: FastifyReply, row: KeyRow): FastifyReply {
 }
 
 /** Removes keys past their 24 hours; called from time to time, never on a request's path. */
-export async function purgeIdempotencyKeys(db: Db, clock: Clock): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [
-    new Date(clock.now().getTime() - KEEP_MS),
-  ]);
+export async function purgeIdempotencyKeys(db: Db, clock: Clock): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [new Date(clock.now().getTime() - KEEP_MS)],
+  );
+  return rows[0]?.n ?? 0;
 }
