@@ -7,7 +7,7 @@ import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
 import { type App, buildApp } from './http/app.js';
-import { REDACTED_PATHS } from './http/logger.js';
+import { pinoOptions } from './http/logger.js';
 
 export interface Runtime {
   app: App;
@@ -17,7 +17,7 @@ export interface Runtime {
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
-  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  return pino(pinoOptions(config.logLevel));
 }
 
 /** Opens the store, applies migrations and builds the app: what `kopek serve` runs before listening. */

@@ -10,7 +10,7 @@ import { migrate } from '../src/db/migrate.js';
 import { createPgliteDb } from '../src/db/pglite.js';
 import { createPostgresDb } from '../src/db/postgres.js';
 import { type App, buildApp } from '../src/http/app.js';
-import { REDACTED_PATHS } from '../src/http/logger.js';
+import { pinoOptions } from '../src/http/logger.js';
 import type { Shop } from '../src/shops/repository.js';
 import {
   type CreateShopInput,
@@ -56,7 +56,7 @@ async function start(): Promise<Harness> {
       done();
     },
   });
-  const logger = pino({ level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  const logger = pino(pinoOptions('debug'), sink);
   const masterKey = randomBytes(32);
   const config = loadConfig({
     PUBLIC_URL: TEST_PUBLIC_URL,

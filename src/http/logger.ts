@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import { type LoggerOptions, stdSerializers } from 'pino';
 import type { LogLevel } from '../config.js';
 
 /** Paths pino blanks out wherever they appear in a logged object: credentials, card data, documents. */
@@ -31,9 +31,41 @@ export const REDACTED_PATHS = [
   'request.document.content',
 ];
 
-export function loggerOptions(level: LogLevel): FastifyServerOptions['logger'] {
+/**
+ * Members of a store's error that repeat the statement's values (PGlite attaches the parameters,
+ * PostgreSQL's detail quotes the offending row): a statement may carry card data or documents.
+ */
+const STATEMENT_VALUES = new Set(['params', 'queryOptions', 'detail', 'parameters', 'values']);
+// A run of 12 to 19 digits could be a card number, whatever message quotes it.
+const CARD_LIKE = /\d{12,19}/g;
+const MAX_DEPTH = 4;
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return value.replace(CARD_LIKE, '[redacted]');
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = STATEMENT_VALUES.has(k) ? '[redacted]' : scrub(v, depth + 1);
+  }
+  return out;
+}
+
+/** pino's error serializer, without a statement's values or anything that looks like a card number. */
+export function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return scrub(err, 0);
+  return scrub(stdSerializers.errWithCause(err), 0);
+}
+
+/** Every Kopek logger's options: the server's, the CLI's and the tests'. */
+export function pinoOptions(level: LogLevel | 'silent'): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError },
   };
+}
+
+export function loggerOptions(level: LogLevel): LoggerOptions {
+  return pinoOptions(level);
 }

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { ApiError, ErrorCollector, sentence } from '../../src/http/errors.js';
-import { REDACTED_PATHS } from '../../src/http/logger.js';
+import { pinoOptions } from '../../src/http/logger.js';
 import { type Harness, harness, newShop, type TestShop } from '../harness.js';
 
 describe('sentence()', () => {
@@ -282,7 +282,7 @@ describe('error contract: unexpected errors', () => {
         done();
       },
     });
-    const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+    const logger = pino(pinoOptions('info'), sink);
     const app = await buildApp({
       config: h.config,
       db: h.db,
