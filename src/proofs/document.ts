@@ -32,15 +32,17 @@ export function extensionFits(fileName: string, type: DocumentType): boolean {
   return EXTENSIONS[type].some((ext) => lower.endsWith(ext) && lower.length > ext.length);
 }
 
-// Canonical base64 with padding: length a multiple of 4, '=' only at the end. Buffer.from would
-// silently skip stray characters and whitespace, so a damaged upload would decode to other bytes.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** The decoded bytes of strict base64, or undefined for anything Buffer.from would have to guess at. */
+/**
+ * The decoded bytes of strict base64, or undefined for anything Buffer.from would have to guess at.
+ * Buffer.from silently skips stray characters and whitespace, accepts the URL-safe alphabet and
+ * missing padding, and ignores non-zero bits before the padding, so a damaged upload would decode
+ * to other bytes. Every string of bytes has exactly one canonical padded encoding, so the text is
+ * strict base64 exactly when encoding its bytes again gives the text back. That costs time in
+ * proportion to the length; a regular expression over documents of megabytes overflowed the stack.
+ */
 export function decodeStrictBase64(text: string): Buffer | undefined {
-  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  if (text.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(text, 'base64');
-  // Non-zero bits in the last character before the padding decode too; the round trip catches them.
   return bytes.toString('base64') === text ? bytes : undefined;
 }
 
