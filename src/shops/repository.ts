@@ -1,5 +1,8 @@
 import type { Queryable, Tx } from '../db/db.js';
 
+/** shops.id is a PostgreSQL integer: a larger number can name no shop, and overflows a lookup. */
+export const MAX_SHOP_ID = 2_147_483_647;
+
 export interface Shop {
   id: number;
   name: string;

@@ -4,7 +4,7 @@ import { deriveKey, open, seal } from '../crypto/secretbox.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
 import { gatewayServiceSecret } from '../gateway/service-credential.js';
-import { findShopRow, insertShop, type Shop, toShop } from './repository.js';
+import { findShopRow, insertShop, MAX_SHOP_ID, type Shop, toShop } from './repository.js';
 
 export interface CreateShopInput {
   id?: number;
@@ -48,11 +48,8 @@ export function hashSecret(secret: string): string {
 
 /** The CLI calls this before opening the store, so a mistyped option fails at once. */
 export function checkShopInput(input: CreateShopInput): void {
-  if (
-    input.id !== undefined &&
-    (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > 2_147_483_647)
-  ) {
-    throw new ShopInputError('--id must be a whole number from 1 to 2147483647');
+  if (input.id !== undefined && (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > MAX_SHOP_ID)) {
+    throw new ShopInputError(`--id must be a whole number from 1 to ${MAX_SHOP_ID}`);
   }
   if (input.secret !== undefined && !/^[0-9a-f]{64}$/i.test(input.secret)) {
     throw new ShopInputError('--secret must be 64 hexadecimal characters');
@@ -114,6 +111,7 @@ export class ShopAuthenticator {
   async authenticate(shopId: string, secret: string, allowService = false): Promise<Shop | undefined> {
     if (!/^\d{1,10}$/.test(shopId)) return undefined;
     const id = Number(shopId);
+    if (id > MAX_SHOP_ID) return undefined;
     let entry = this.#cache.get(id);
     const now = performance.now();
     if (!entry || entry.until < now) {
