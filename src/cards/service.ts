@@ -7,7 +7,8 @@ import { type CardRecord, findCard, storeCard, toCardRecord } from './vault.js';
 /**
  * Tokenization: a full card (number, holder, exp_month, exp_year) is stored under a new token; a
  * `token` with any of holder, exp_month, exp_year updates that card and keeps its token. A CVC sent
- * along is checked for form and then forgotten: it is never stored. Errors are reported under `prefix`.
+ * along is checked for form and then forgotten: it is never stored. Errors are reported under `prefix`,
+ * in the gateway's words (the gateway is the one caller).
  */
 export async function tokenizeCard(
   ctx: Ctx,
@@ -31,7 +32,7 @@ export async function tokenizeCard(
     }
     // A new expiry must not be past; an unchanged stored one is the cardholder's business.
     if (expMonth !== undefined || expYear !== undefined) {
-      c.checkNotExpired(expMonth ?? row.exp_month, expYear ?? row.exp_year, now);
+      c.checkNotExpired(expMonth ?? row.exp_month, expYear ?? row.exp_year, now, CardMsg.dateExpired);
       errors.throwIfAny();
     }
     const updated = await updateCardDetails(ctx.db, ctx.shop.id, token, { holder, expMonth, expYear }, now);
@@ -41,7 +42,8 @@ export async function tokenizeCard(
   const holder = c.holder(true);
   const expMonth = c.expMonth(true);
   const expYear = c.expYear(true);
-  if (expMonth !== undefined && expYear !== undefined) c.checkNotExpired(expMonth, expYear, now);
+  if (expMonth !== undefined && expYear !== undefined)
+    c.checkNotExpired(expMonth, expYear, now, CardMsg.dateExpired);
   errors.throwIfAny();
   const row = await storeCard(
     ctx.db,

@@ -11,6 +11,8 @@ export const CardMsg = {
   year: 'must be four digits',
   expired: (month: number, year: number) =>
     `card has expired (valid through ${String(month).padStart(2, '0')}/${year})`,
+  /** The same rule in the platform's words, which the gateway's clients expect. */
+  dateExpired: 'Date is expired',
   unknownToken: 'does not exist',
 } as const;
 
@@ -41,6 +43,8 @@ export interface CardRules {
   now: Date;
   /** A payment needs the CVC with a full card number; tokenization does not. */
   requireCvc: boolean;
+  /** How an expired card is reported; by default with the month it was valid through. */
+  expiredMessage?: string;
 }
 
 /** Whether a card valid through month/year has expired at `now` (UTC). */
@@ -111,9 +115,14 @@ export class CardFields {
     return this.f.string('token', { max: 255 });
   }
 
-  checkNotExpired(expMonth: number, expYear: number, now: Date): boolean {
+  checkNotExpired(
+    expMonth: number,
+    expYear: number,
+    now: Date,
+    message = CardMsg.expired(expMonth, expYear),
+  ): boolean {
     if (!isExpired(expMonth, expYear, now)) return true;
-    this.errors.add([...this.prefix, 'base'], CardMsg.expired(expMonth, expYear));
+    this.errors.add([...this.prefix, 'base'], message);
     return false;
   }
 }
@@ -149,7 +158,8 @@ export function validateCardInput(
   const holder = c.holder(true);
   const expMonth = c.expMonth(true);
   const expYear = c.expYear(true);
-  if (expMonth !== undefined && expYear !== undefined) c.checkNotExpired(expMonth, expYear, rules.now);
+  if (expMonth !== undefined && expYear !== undefined)
+    c.checkNotExpired(expMonth, expYear, rules.now, rules.expiredMessage);
   if (JSON.stringify(errors.tree) !== before) return undefined;
   return {
     kind: 'number',

@@ -11,16 +11,19 @@ import {
  * here touches the store or the clock, so every outcome is reproducible from the test-card table.
  */
 
+/** The platform's sandbox words: its clients compare them (an authorization "was declined" as such). */
 export const AcquirerMsg = {
   declined: 'Payment was declined',
+  authorizationDeclined: 'Authorization was declined',
   insufficientFunds: 'Insufficient funds',
   providerError: 'Provider system error. Contact the payment service provider for details.',
   threeDsFailed: '3-D Secure authentication failed',
   creditDeclined: 'Credit was declined',
-  expired: 'Card expired',
+  expired: 'Date is expired',
 } as const;
 
 export interface ChargeFacts {
+  type: 'payment' | 'authorization';
   number: string;
   /** The shop has 3-D Secure on and the request did not ask to skip it. */
   threeDsActive: boolean;
@@ -49,7 +52,10 @@ export function decideCharge(facts: ChargeFacts): Decision {
     case 'approved':
       return { outcome: 'successful' };
     case 'declined':
-      return { outcome: 'failed', message: AcquirerMsg.declined };
+      return {
+        outcome: 'failed',
+        message: facts.type === 'authorization' ? AcquirerMsg.authorizationDeclined : AcquirerMsg.declined,
+      };
     case 'error':
       return { outcome: 'error', message: AcquirerMsg.providerError };
     case 'timeout':

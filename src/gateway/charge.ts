@@ -152,7 +152,7 @@ function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefo
   const decision =
     type === 'credit'
       ? decideCredit(card.number, card.expired)
-      : decideCharge({ number: card.number, threeDsActive, chargedBefore, expired: card.expired });
+      : decideCharge({ type, number: card.number, threeDsActive, chargedBefore, expired: card.expired });
   const avsCvc = avsCvcResult(input.billingAddress?.address, input.billingAddress?.zip, input.card.cvc);
   const rejected =
     input.avsCvcRules.avs.includes(avsCvc.avs_verification.result_code) ||

@@ -1,4 +1,4 @@
-import { type CardInput, validateCardInput } from '../cards/validation.js';
+import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
 import { ApiError, ErrorCollector } from '../http/errors.js';
 import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../http/rules.js';
 
@@ -141,6 +141,7 @@ export function parseCharge(
   const card = validateCardInput(request.credit_card, errors, ['credit_card'], {
     now,
     requireCvc: opts.requireCvc,
+    expiredMessage: CardMsg.dateExpired,
   });
   const cardBody = request.credit_card as Record<string, unknown> | undefined;
   const skip = card

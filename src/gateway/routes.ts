@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ctxOf } from '../http/ctx.js';
-import type { ErrorBody } from '../http/errors.js';
 import type { TransactionAnswer } from './answer.js';
 import { authorize, credit, pay } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
+import { asSentence, gatewayErrorBody } from './error-body.js';
 import { GatewayTimeout } from './errors.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
 import {
@@ -22,9 +22,10 @@ import { tokenize } from './tokenize.js';
 
 /** The card gateway in the platform's protocol: `{"request": ...}` in, `{"transaction": ...}` out. */
 
-// Every gateway route answers errors as the platform does: wrapped in `response`. Another Kopek
-// deployment may call them for a shop with its GATEWAY_TOKEN credential (service-credential.ts).
-const config = { errorEnvelope: (body: ErrorBody) => ({ response: body }), serviceCredential: true };
+// Every gateway route answers errors as the platform does: wrapped in `response`, in its sentences.
+// Another Kopek deployment may call them for a shop with its GATEWAY_TOKEN credential
+// (service-credential.ts).
+const config = { errorEnvelope: gatewayErrorBody, serviceCredential: true };
 const tags = ['gateway'];
 
 /**
@@ -38,7 +39,7 @@ async function transaction(reply: FastifyReply, work: () => Promise<TransactionA
     if (!(err instanceof GatewayTimeout)) throw err;
     return reply.code(504).send({
       response: {
-        message: err.message,
+        message: asSentence(err.message),
         errors: { base: [err.message] },
         uid: err.uid ?? null,
         tracking_id: err.trackingId,

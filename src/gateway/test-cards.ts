@@ -47,7 +47,7 @@ export const TEST_CARDS: readonly TestCard[] = [
     number: '4005550000000019',
     source: 'platform',
     behaviour: { kind: 'declined' },
-    outcome: 'failed, "Payment was declined"',
+    outcome: 'failed, "Payment was declined" (an authorization: "Authorization was declined")',
   },
   {
     number: '4012000000001006',

@@ -139,11 +139,13 @@ describe('card vault', () => {
     });
   });
 
-  it('refuses a past expiry when re-tokenizing', async () => {
+  it('refuses a past expiry when re-tokenizing, as "Date is expired"', async () => {
     const { body } = await tokenize(fullCard);
     const res = await tokenize({ token: body.token, exp_month: '01', exp_year: '2020' });
     expect(res.status).toBe(422);
-    expect(res.body.response.errors).toEqual({ base: ['card has expired (valid through 01/2020)'] });
+    expect(res.body).toEqual({
+      response: { message: 'Date is expired.', errors: { base: ['Date is expired'] } },
+    });
   });
 
   it('requires the card fields to tokenize', async () => {
@@ -152,7 +154,7 @@ describe('card vault', () => {
     expect(res.body).toEqual({
       response: {
         message:
-          "Number can't be blank, Holder can't be blank, Exp month can't be blank, and Exp year can't be blank",
+          "Number can't be blank. Holder can't be blank. Exp month can't be blank. Exp year can't be blank.",
         errors: {
           number: ["can't be blank"],
           holder: ["can't be blank"],
@@ -163,22 +165,24 @@ describe('card vault', () => {
     });
   });
 
-  it("does not know another shop's token, to pay or to re-tokenize", async () => {
+  it('does not know another shop\'s token, to pay or to re-tokenize: "Token does not exist."', async () => {
     const theirs = await tokenize(fullCard, await gatewayShop());
     const paid = await g.pay({ credit_card: { token: theirs.body.token } });
     expect(paid.status).toBe(422);
     expect(paid.body).toEqual({
       response: {
-        message: 'Credit card token does not exist',
+        message: 'Token does not exist.',
         errors: { credit_card: { token: ['does not exist'] } },
       },
     });
     const updated = await tokenize({ token: theirs.body.token, holder: 'Thief' });
     expect(updated.status).toBe(422);
-    expect(updated.body.response.errors).toEqual({ token: ['does not exist'] });
+    expect(updated.body).toEqual({
+      response: { message: 'Token does not exist.', errors: { token: ['does not exist'] } },
+    });
   });
 
-  it('declines a stored card whose expiry has passed since, by the shop clock', async () => {
+  it('declines a stored card whose expiry has passed since, by the shop clock: "Date is expired"', async () => {
     const now = g.h.clock.now();
     const { body } = await tokenize({
       ...fullCard,
@@ -187,7 +191,7 @@ describe('card vault', () => {
     });
     await withClock(g.h, 40 * 24 * 3600 * 1000, async () => {
       const res = await g.send('/transactions/payments', charge({ credit_card: { token: body.token } }));
-      expect(res.body.transaction).toMatchObject({ status: 'failed', message: 'Card expired' });
+      expect(res.body.transaction).toMatchObject({ status: 'failed', message: 'Date is expired' });
     });
   });
 });

@@ -9,6 +9,7 @@ import {
 import { KOPEK_CARDS, TEST_CARDS } from '../../src/gateway/test-cards.js';
 
 const facts = (number: string, extra: Partial<Parameters<typeof decideCharge>[0]> = {}) => ({
+  type: 'payment' as const,
   number,
   threeDsActive: false,
   chargedBefore: false,
@@ -35,6 +36,10 @@ describe('the sandbox acquirer (pure decisions)', () => {
           break;
         case 'declined':
           expect(on).toEqual({ outcome: 'failed', message: 'Payment was declined' });
+          expect(decideCharge(facts(c.number, { type: 'authorization' }))).toEqual({
+            outcome: 'failed',
+            message: 'Authorization was declined',
+          });
           break;
         case 'error':
           expect(on.outcome).toBe('error');
@@ -60,7 +65,7 @@ describe('the sandbox acquirer (pure decisions)', () => {
     });
     expect(decideCharge(facts('4200000000000000', { expired: true }))).toEqual({
       outcome: 'failed',
-      message: 'Card expired',
+      message: 'Date is expired',
     });
     expect(decideCredit('4200000000000000', true).outcome).toBe('failed');
     expect(decideCredit('4012000000001097', false)).toEqual({ outcome: 'successful' });

@@ -17,10 +17,10 @@ const refundOf = (parent_uid: string, amount: unknown, extra: Record<string, unk
 const authorized = async () => (await g.authorize()).body.transaction.uid as string;
 const paid = async (amount = 1999) => (await g.pay({ amount })).body.transaction.uid as string;
 
-const refusal = (message: string) => ({ response: { message, errors: { base: [message] } } });
+const refusal = (message: string) => ({ response: { message: `${message}.`, errors: { base: [message] } } });
 const tooMuch = (limit: number, money: string, what: string) => ({
   response: {
-    message: `Amount can't be greater than ${limit} (${money}), ${what}`,
+    message: `Amount can't be greater than ${limit} (${money}), ${what}.`,
     errors: { amount: [`can't be greater than ${limit} (${money}), ${what}`] },
   },
 });
@@ -74,7 +74,7 @@ describe('captures', () => {
     const res = await g.send('/transactions/captures', { amount: 0 });
     expect(res.body).toEqual({
       response: {
-        message: "Parent uid can't be blank and Amount must be greater than 0",
+        message: "Parent uid can't be blank. Amount must be greater than 0.",
         errors: { parent_uid: ["can't be blank"], amount: ['must be greater than 0'] },
       },
     });
@@ -123,11 +123,11 @@ describe('voids', () => {
 });
 
 describe('refunds', () => {
-  it('requires a reason', async () => {
+  it("requires a reason, in the platform's sentence", async () => {
     const res = await g.send('/transactions/refunds', { parent_uid: await paid(), amount: 100 });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
-      response: { message: "Reason can't be blank", errors: { reason: ["can't be blank"] } },
+      response: { message: "Reason can't be blank.", errors: { reason: ["can't be blank"] } },
     });
   });
 
@@ -198,7 +198,7 @@ describe('refunds', () => {
 });
 
 describe('parents', () => {
-  const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
+  const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
 
   it("answers 404 for another shop's parent, an unknown one and a malformed one", async () => {
     const other = await gatewayShop();

@@ -75,7 +75,12 @@ describe('Kopek card: the acquirer does not answer in time', () => {
     const message =
       'The acquirer did not answer in time; the outcome is unknown. Query the transaction by tracking_id before charging again';
     expect(res.body).toEqual({
-      response: { message, errors: { base: [message] }, uid: expect.any(String), tracking_id: 'slow-1' },
+      response: {
+        message: `${message}.`,
+        errors: { base: [message] },
+        uid: expect.any(String),
+        tracking_id: 'slow-1',
+      },
     });
 
     const pending = (await g.api.get('/v2/transactions/tracking_id/slow-1')).body.transactions;

@@ -8,7 +8,7 @@ beforeAll(async () => {
   g = await gatewayShop();
 });
 
-const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
+const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
 
 describe('query by uid', () => {
   it('answers the transaction as the charge answered it', async () => {
@@ -67,7 +67,7 @@ describe('gateway requests', () => {
     const res = await g.api.post('/transactions/payments', { amount: 100 });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
-      response: { message: "Request can't be blank", errors: { request: ["can't be blank"] } },
+      response: { message: "Request can't be blank.", errors: { request: ["can't be blank"] } },
     });
   });
 

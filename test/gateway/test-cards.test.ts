@@ -97,15 +97,17 @@ describe('platform test cards, shop without 3-D Secure', () => {
     });
   });
 
-  it('declines 4005550000000019 with "Payment was declined", for payments and authorizations', async () => {
+  it.each([
+    ['payment', 'Payment was declined'],
+    ['authorization', 'Authorization was declined'],
+  ])('declines 4005550000000019: a %s "%s", as the platform says', async (type, message) => {
     const g = await gatewayShop();
-    for (const send of [g.pay, g.authorize]) {
-      const res = await send({ credit_card: card('4005550000000019') });
-      expect(res.status).toBe(200);
-      const t = res.body.transaction;
-      expect(t).toMatchObject({ status: 'failed', message: 'Payment was declined', paid_at: null });
-      expect(t[t.type]).toMatchObject({ status: 'failed', message: 'Payment was declined', auth_code: null });
-    }
+    const send = type === 'payment' ? g.pay : g.authorize;
+    const res = await send({ credit_card: card('4005550000000019') });
+    expect(res.status).toBe(200);
+    const t = res.body.transaction;
+    expect(t).toMatchObject({ type, status: 'failed', message, paid_at: null });
+    expect(t[type]).toMatchObject({ status: 'failed', message, auth_code: null });
   });
 
   it.each(enrolled.map((c) => c.number))('approves 3-D Secure card %s: 3-D Secure is off', async (number) => {
