@@ -100,19 +100,23 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ({ transaction: await getTransaction(ctxOf(request), request.params.uid) }),
   );
 
-  app.get(
-    '/v2/transactions/tracking_id/:tracking_id',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Every transaction with this tracking_id, the first first',
-        params: Type.Object({ tracking_id: Type.String() }),
-        response: { 200: TransactionsEnvelope, ...gatewayErrors },
+  // The platform's clients call both forms of the query by tracking_id: one answer for both.
+  for (const url of ['/v2/transactions/tracking_id/:tracking_id', '/transactions/tracking_id/:tracking_id']) {
+    const alias = url.startsWith('/v2/') ? '' : ' (alias of /v2/transactions/tracking_id)';
+    app.get(
+      url,
+      {
+        config,
+        schema: {
+          tags,
+          summary: `Every transaction with this tracking_id, the first first${alias}`,
+          params: Type.Object({ tracking_id: Type.String() }),
+          response: { 200: TransactionsEnvelope, ...gatewayErrors },
+        },
       },
-    },
-    async (request) => ({
-      transactions: await transactionsByTrackingId(ctxOf(request), request.params.tracking_id),
-    }),
-  );
+      async (request) => ({
+        transactions: await transactionsByTrackingId(ctxOf(request), request.params.tracking_id),
+      }),
+    );
+  }
 };

@@ -53,6 +53,23 @@ describe('query by tracking_id', () => {
     const res = await g.api.get(`/v2/transactions/tracking_id/${encodeURIComponent('order 7/b')}`);
     expect(res.body.transactions).toHaveLength(1);
   });
+  it("answers the same at /transactions/tracking_id/{id}, the path the platform's clients call", async () => {
+    const a = (await g.pay({ tracking_id: 'q-v1' })).body.transaction;
+    await (await gatewayShop()).pay({ tracking_id: 'q-v1' });
+    const v1 = await g.api.get('/transactions/tracking_id/q-v1');
+    expect(v1.status).toBe(200);
+    expect(v1.body).toEqual({ transactions: [a] });
+    expect(v1.body).toEqual((await g.api.get('/v2/transactions/tracking_id/q-v1')).body);
+    expect((await g.api.get('/transactions/tracking_id/nothing-here')).body).toEqual({ transactions: [] });
+  });
+
+  it("answers another shop's tracking_id as none, and asks for credentials", async () => {
+    await (await gatewayShop()).pay({ tracking_id: 'q-theirs' });
+    expect((await g.api.get('/transactions/tracking_id/q-theirs')).body).toEqual({ transactions: [] });
+    const anonymous = await client(g.h, undefined).get('/transactions/tracking_id/q-theirs');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.response.errors.base).toHaveLength(1);
+  });
 });
 
 describe('gateway requests', () => {
