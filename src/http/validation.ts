@@ -1,7 +1,17 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
-import { ErrorCollector } from './errors.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, ErrorCollector } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The answer to a path parameter that holds text no stored object can have, as the route answers
+     * any malformed id: 404 "Record not found" unless the route says otherwise.
+     */
+    malformedParam?: () => ApiError;
+  }
+}
 
 /**
  * PostgreSQL cannot store U+0000 in text or jsonb, and jsonb refuses an unpaired surrogate (which
@@ -63,10 +73,31 @@ function unstorableText(body: object): ErrorCollector {
 }
 
 /**
+ * Path parameters and query values reach SQL as text too. An id the store cannot hold names nothing,
+ * so the route answers as for any malformed id; a query value is named like a body field.
+ */
+function checkUrlText(request: FastifyRequest): void {
+  const params = request.params as Record<string, string> | undefined;
+  for (const value of Object.values(params ?? {})) {
+    if (UNSTORABLE.test(value)) throw request.routeOptions.config?.malformedParam?.() ?? ApiError.notFound();
+  }
+  const errors = new ErrorCollector();
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    if (UNSTORABLE.test(name))
+      errors.add('base', 'Query string contains a parameter name with invalid characters');
+    else if (
+      (Array.isArray(value) ? value : [value]).some((v) => typeof v === 'string' && UNSTORABLE.test(v))
+    )
+      errors.add(name, 'contains invalid characters');
+  }
+  errors.throwIfAny();
+}
+
+/**
  * Bodies are validated by the verbs themselves (they are called from pages and tests too, and report
  * every broken rule at once); the body schema documents the request and types the handler. Here a
  * body only has to be a JSON object whose text the store can keep. Query strings and path
- * parameters are checked by Ajv.
+ * parameters are checked by Ajv, after their text (checkUrlText).
  */
 export function registerValidation(app: FastifyInstance): void {
   const ajv = new Ajv({
@@ -78,6 +109,7 @@ export function registerValidation(app: FastifyInstance): void {
   });
   addFormats.default(ajv);
   app.addHook('preValidation', async (request) => {
+    checkUrlText(request);
     if (typeof request.body === 'object' && request.body !== null) unstorableText(request.body).throwIfAny();
   });
   app.setValidatorCompiler(({ schema, httpPart }) => {

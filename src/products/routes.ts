@@ -5,7 +5,13 @@ import { ListQuery, page, parseListQuery } from '../http/pagination.js';
 import { LANGUAGES } from '../http/rules.js';
 import { ErrorBodySchema, errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
 import { KEPT_PLATFORM_FIELDS, TRANSACTION_TYPES, VISIBLE_FIELDS } from './input.js';
-import { createProduct, getProduct, listProductsOfShop, updateProduct } from './service.js';
+import {
+  createProduct,
+  getProduct,
+  listProductsOfShop,
+  malformedProductId,
+  updateProduct,
+} from './service.js';
 
 const WholeNumber = (description: string) =>
   Type.Union([Type.Integer(), Type.String({ pattern: '^\\d+$' })], { description });
@@ -82,6 +88,7 @@ export const ProductSchema = Type.Object(
 
 // The seed's answer to a malformed product id: 302 with the error body.
 const malformedId = { 302: ErrorBodySchema };
+const config = { malformedParam: malformedProductId };
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -103,6 +110,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/products/:id',
     {
+      config,
       schema: {
         tags: ['products'],
         summary: 'Read a product',
@@ -133,6 +141,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/products/:id',
     {
+      config,
       schema: {
         tags: ['products'],
         summary: 'Update any fields of a product',

@@ -43,8 +43,10 @@ export function toProduct(r: ProductRow, config: Config): Product {
 }
 
 /** The seed answers a lookup with a malformed product id with 302 and an error body, not 404. */
+export const malformedProductId = (): ApiError => new ApiError('malformed_id', { id: ['is invalid'] });
+
 function assertProductId(id: string): void {
-  if (!isId('prd', id)) throw new ApiError('malformed_id', { id: ['is invalid'] });
+  if (!isId('prd', id)) throw malformedProductId();
 }
 
 export async function createProduct(ctx: Ctx, input: Record<string, unknown>): Promise<Product> {
