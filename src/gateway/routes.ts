@@ -10,6 +10,7 @@ import { GatewayTimeout } from './errors.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
 import {
   CardRecordSchema,
+  CardUpdateBody,
   ChargeBody,
   ChildBody,
   GatewayTimeoutError,
@@ -18,7 +19,7 @@ import {
   TransactionEnvelope,
   TransactionsEnvelope,
 } from './schemas.js';
-import { tokenize } from './tokenize.js';
+import { tokenize, updateCardByToken } from './tokenize.js';
 
 /** The card gateway in the platform's protocol: `{"request": ...}` in, `{"transaction": ...}` out. */
 
@@ -72,19 +73,41 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   }
 
-  app.post(
-    '/credit_cards',
-    {
+  const cardResponse = { 200: CardRecordSchema, ...gatewayErrors };
+  for (const url of ['/credit_cards', '/v2/credit_cards']) {
+    app.post(
+      url,
+      {
+        config,
+        schema: {
+          tags,
+          summary: 'Tokenize a card, or update holder and expiry of a token',
+          body: TokenizeBody,
+          response: cardResponse,
+        },
+      },
+      (request) => tokenize(ctxOf(request), request.body),
+    );
+  }
+  // The platform's clients update a stored card by the token in the path, by either verb.
+  for (const [method, url] of [
+    ['POST', '/credit_cards/:token'],
+    ['PUT', '/v2/credit_cards/:token'],
+  ] as const) {
+    app.route({
+      method,
+      url,
       config,
       schema: {
         tags,
-        summary: 'Tokenize a card, or update holder and expiry of a token',
-        body: TokenizeBody,
-        response: { 200: CardRecordSchema, ...gatewayErrors },
+        summary: "Update a stored card's holder or expiry; the number never changes",
+        params: Type.Object({ token: Type.String() }),
+        body: CardUpdateBody,
+        response: cardResponse,
       },
-    },
-    (request) => tokenize(ctxOf(request), request.body),
-  );
+      handler: (request) => updateCardByToken(ctxOf(request), request.params.token, request.body),
+    });
+  }
 
   app.get(
     '/transactions/:uid',

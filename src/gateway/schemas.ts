@@ -71,6 +71,14 @@ export const TokenizeBody = Type.Object({
   }),
 });
 
+export const CardUpdateBody = Type.Object({
+  request: Type.Object({
+    holder: Type.Optional(Type.String({ maxLength: 32 })),
+    exp_month: Type.Optional(Type.String({ description: 'Two digits, 01 to 12' })),
+    exp_year: Type.Optional(Type.String({ description: 'Four digits; with exp_month, not past' })),
+  }),
+});
+
 export const CardRecordSchema = Type.Object({
   holder: Str,
   stamp: Type.String({ description: 'Keyed hash of the number: equal for every token of one card' }),
