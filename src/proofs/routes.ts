@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { gatewayErrorBody } from '../gateway/error-body.js';
+import { GatewayError, gatewayErrors } from '../gateway/schemas.js';
 import { ctxOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses, Nullable } from '../http/schemas.js';
 import { contentDisposition, DOCUMENT_TYPES } from './document.js';
@@ -75,23 +77,35 @@ export function proofBodyLimit(maxBytes: number): number {
   return base64 + Math.ceil(base64 / 8) + 64 * 1024;
 }
 
-// `alt` is the seed's name for the area; `beyag` is the platform's own (decisions.md): one handler each.
-const AREAS = ['/alt', '/beyag'] as const;
+// `alt` is the seed's name for the area; `beyag` is the platform's own (decisions.md). The platform's
+// gateway clients send the proof to the gateway's own address and read its errors as every gateway
+// error, wrapped in `response`. One handler for all three.
+const apiErrors = { 413: ErrorBodySchema, ...errorResponses };
+const AREAS = [
+  { area: '/alt', alias: '', config: {}, errors: apiErrors },
+  { area: '/beyag', alias: ' (alias of /alt)', config: {}, errors: apiErrors },
+  {
+    area: '',
+    alias: ' (alias of /alt at the gateway address; errors wrapped in response)',
+    config: { errorEnvelope: gatewayErrorBody },
+    errors: { 413: GatewayError, ...gatewayErrors },
+  },
+] as const;
 
 export const proofRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const bodyLimit = proofBodyLimit(app.services.config.proofMaxBytes);
-  for (const area of AREAS) {
-    const alias = area === '/alt' ? '' : ' (alias of /alt)';
+  for (const { area, alias, config, errors } of AREAS) {
     app.post(
       `${area}/transactions/:uid/proof`,
       {
         bodyLimit,
+        config,
         schema: {
           tags: ['payment proof'],
           summary: `Submit a payment proof for a transaction${alias}`,
           params: UidParams,
           body: ProofInput,
-          response: { 200: ProofTransactionSchema, 413: ErrorBodySchema, ...errorResponses },
+          response: { 200: ProofTransactionSchema, ...errors },
         },
       },
       // 200, not 201: the seed shows no code and the platform's transaction endpoints answer 200.
@@ -103,6 +117,8 @@ export const proofRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
       }),
     );
+    // The gateway's clients only submit; the download stays in the API's areas.
+    if (area === '') continue;
 
     app.get(
       `${area}/transactions/:uid/proof/document`,
