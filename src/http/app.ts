@@ -13,7 +13,7 @@ import { proofRoutes } from '../proofs/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
 import { subscriptionRoutes } from '../subscriptions/routes.js';
 import { registerAuth } from './auth.js';
-import { registerErrorHandler } from './error-handler.js';
+import { answerUnroutable, registerErrorHandler } from './error-handler.js';
 import { registerIdempotency } from './idempotency.js';
 import { loggerOptions } from './logger.js';
 import { registerMetrics } from './metrics.js';
@@ -35,6 +35,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    frameworkErrors: answerUnroutable,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },

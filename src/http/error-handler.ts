@@ -123,6 +123,29 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, err: 
     .send(wrap ? wrap(err.toBody()) : err.toBody());
 }
 
+/**
+ * Errors Fastify meets before it has chosen a route, so the error handler never sees them: a path
+ * that does not percent-decode to UTF-8, or a path parameter longer than the router takes (100
+ * characters). No route means no onRequest hook either, hence the request id here.
+ */
+export function answerUnroutable(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  let answer: ApiError;
+  if (error.code === 'FST_ERR_BAD_URL')
+    answer = ApiError.base('bad_request', 'Request path is not valid percent-encoded UTF-8');
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    answer = ApiError.base('uri_too_long', 'A path segment of the request is too long');
+  else {
+    request.log.error({ err: error }, 'unroutable request');
+    answer = new ApiError(
+      'internal',
+      { base: [`Internal error; quote request id ${request.id} to support`] },
+      'Internal error',
+    );
+  }
+  sendApiError(request, reply, answer);
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return sendApiError(request, reply, error);

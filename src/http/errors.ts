@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'malformed_id'
@@ -40,6 +41,8 @@ export function codeToStatus(code: ErrorCode): number {
       return 409;
     case 'payload_too_large':
       return 413;
+    case 'uri_too_long':
+      return 414;
     case 'unsupported_media_type':
       return 415;
     case 'rate_limited':

@@ -119,3 +119,29 @@ describe('a NUL character in a query value or name', () => {
     expect(res.body).toEqual([]);
   });
 });
+
+describe('a path the router cannot take apart', () => {
+  it('answers 400 in the contract shape for broken percent-encoding', async () => {
+    for (const url of ['/customers/%', '/customers/%zz', '/plans/%C0%80', '/transactions/%ED%A0%80']) {
+      const res = await api.get(url);
+      expect({ url, status: res.status, body: res.body }).toEqual({
+        url,
+        status: 400,
+        body: {
+          message: 'Request path is not valid percent-encoded UTF-8',
+          errors: { base: ['Request path is not valid percent-encoded UTF-8'] },
+        },
+      });
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+    }
+  });
+
+  it('answers 414 in the contract shape for a path parameter beyond the router limit', async () => {
+    const res = await api.get(`/subscriptions/${'%00'.repeat(200)}`);
+    expect(res.status).toBe(414);
+    expect(res.body).toEqual({
+      message: 'A path segment of the request is too long',
+      errors: { base: ['A path segment of the request is too long'] },
+    });
+  });
+});
