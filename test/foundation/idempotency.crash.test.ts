@@ -1,0 +1,245 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPgliteDb } from '../../src/db/pglite.js';
+
+/**
+ * A real server is killed (SIGKILL) in the middle of a burst of card subscriptions, each sent with
+ * its own Idempotency-Key; after a restart every request is retried with its key. Every answer must
+ * then name a subscription that exists, none may be 409, and no card may be charged twice. Runs on
+ * the store of the test run: PostgreSQL when DATABASE_URL is set, the embedded store otherwise.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BURST = 200;
+const KILL_AFTER_ANSWERS = 20;
+const pgUrl = process.env.DATABASE_URL;
+
+let dataDir: string;
+let schema: string | undefined;
+const masterKey = randomBytes(32).toString('hex');
+let server: ChildProcess | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function storeUrl(): string | undefined {
+  if (!pgUrl || !schema) return undefined;
+  const url = new URL(pgUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+interface Started {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+}
+
+async function startServer(port: number): Promise<Started> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    KOPEK_MASTER_KEY: masterKey,
+    LOG_LEVEL: 'warn',
+  };
+  delete env.NODE_OPTIONS;
+  const url = storeUrl();
+  if (url) env.DATABASE_URL = url;
+  else delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server = child;
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (
+        out.includes('Kopek is running') &&
+        (!out.includes('Created a sandbox') || out.includes('Try it'))
+      ) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`the server exited (${code}) before it was ready:\n${out}`));
+    });
+  });
+  return { child, base: `http://127.0.0.1:${port}`, output: () => out };
+}
+
+function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+const body = (i: number) =>
+  JSON.stringify({
+    plan: { title: 'Gold', currency: 'EUR', plan: { amount: 1999, interval: 1, interval_unit: 'month' } },
+    customer: { email: `buyer${i}@example.com`, ip: '203.0.113.7' },
+    card: {
+      number: '4200000000000000',
+      verification_value: '123',
+      holder: 'JANE DOE',
+      exp_month: '12',
+      exp_year: '2030',
+    },
+    tracking_id: `crash-${i}`,
+  });
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+async function send(base: string, auth: string, i: number): Promise<Answer> {
+  const res = await fetch(`${base}/subscriptions`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json', 'idempotency-key': `crash-key-${i}` },
+    body: body(i),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+interface Charged {
+  id: string;
+  tracking_id: string;
+  payments: number;
+}
+
+/**
+ * Each subscription of the run with its count of successful payments, and every successful payment
+ * of the store, read from the store itself.
+ */
+async function chargedSubscriptions(): Promise<{ subscriptions: Charged[]; payments: number }> {
+  const all = `SELECT count(*)::int AS n FROM transactions WHERE type = 'payment' AND status = 'successful'`;
+  const sql = `SELECT s.id, s.tracking_id,
+      (SELECT count(*)::int FROM transactions t
+        WHERE t.shop_id = s.shop_id AND t.type = 'payment' AND t.status = 'successful'
+          AND t.tracking_id LIKE s.id || '-%') AS payments
+    FROM subscriptions s WHERE s.tracking_id LIKE 'crash-%' ORDER BY s.tracking_id`;
+  const url = storeUrl();
+  if (url) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const subscriptions = (await c.query<Charged>(sql)).rows;
+      return { subscriptions, payments: (await c.query<{ n: number }>(all)).rows[0]?.n ?? 0 };
+    } finally {
+      await c.end();
+    }
+  }
+  // The server has stopped: its embedded store can be opened here.
+  const lite = await createPgliteDb(join(dataDir, 'pglite'));
+  try {
+    const subscriptions = await lite.query<Charged>(sql);
+    return { subscriptions, payments: (await lite.query<{ n: number }>(all))[0]?.n ?? 0 };
+  } finally {
+    await lite.close();
+  }
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'kopek-crash-'));
+  if (pgUrl) {
+    schema = `kopek_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
+    const c = new pg.Client({ connectionString: pgUrl });
+    await c.connect();
+    await c.query(`CREATE SCHEMA ${schema}`);
+    await c.end();
+  }
+});
+
+afterAll(async () => {
+  if (server) await kill(server, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+  if (pgUrl && schema) {
+    const c = new pg.Client({ connectionString: pgUrl });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await c.end();
+  }
+});
+
+describe('Idempotency-Key across a crash', () => {
+  it('after SIGKILL mid-burst, every retry with its key answers a stored subscription, charged once', async () => {
+    const port = await freePort();
+    const first = await startServer(port);
+    const shopId = /Shop id:\s+(\d+)/.exec(first.output())?.[1];
+    const secret = /Secret key:\s+([0-9a-f]+)/.exec(first.output())?.[1];
+    expect(shopId && secret, first.output()).toBeTruthy();
+    const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
+
+    // The burst: the server is killed once a few answers are back and the rest are in flight.
+    const answered = new Map<number, Answer>();
+    let killed: Promise<void> | undefined;
+    await Promise.allSettled(
+      Array.from({ length: BURST }, (_, i) =>
+        send(first.base, auth, i).then((a) => {
+          if (killed) return;
+          answered.set(i, a);
+          if (answered.size >= KILL_AFTER_ANSWERS) killed = kill(first.child, 'SIGKILL');
+        }),
+      ),
+    );
+    await (killed ?? kill(first.child, 'SIGKILL'));
+    expect(answered.size).toBeGreaterThan(0);
+    expect(answered.size).toBeLessThan(BURST);
+    for (const a of answered.values()) expect(a.status, a.text).toBe(201);
+
+    const second = await startServer(port);
+    const retried = new Map<number, Answer>();
+    for (let from = 0; from < BURST; from += 20) {
+      const batch = Array.from({ length: Math.min(20, BURST - from) }, (_, k) => from + k);
+      const answers = await Promise.all(batch.map((i) => send(second.base, auth, i)));
+      for (const [k, i] of batch.entries()) retried.set(i, answers[k] as Answer);
+    }
+    await kill(second.child, 'SIGTERM');
+
+    // No retry is told "still running"; an answer given before the crash is given again, unchanged.
+    for (const [i, a] of retried) {
+      expect(a.status, `request ${i}: ${a.text}`).toBe(201);
+      const before = answered.get(i);
+      if (before) expect(a.text).toBe(before.text);
+    }
+    // Every request made exactly one subscription, the one its answer names, charged exactly once.
+    const { subscriptions: charged, payments } = await chargedSubscriptions();
+    expect(charged).toHaveLength(BURST);
+    expect(payments).toBe(BURST);
+    const byTracking = new Map(charged.map((c) => [c.tracking_id, c]));
+    for (const [i, a] of retried) {
+      const stored = byTracking.get(`crash-${i}`);
+      expect(stored?.id).toBe(JSON.parse(a.text).id);
+      expect(stored?.payments).toBe(1);
+    }
+  });
+});
