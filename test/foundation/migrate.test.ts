@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
+import { type Db, pgErrorCode } from '../../src/db/db.js';
 import { loadMigrations, type Migration, migrate } from '../../src/db/migrate.js';
 import { createPgliteDb } from '../../src/db/pglite.js';
 import { createPostgresDb } from '../../src/db/postgres.js';
@@ -169,6 +169,68 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
     await migrate(fresh, all);
     expect(await hasSuccessfulCharge(fresh, shopId, 'stamp-0226')).toBe(true);
     expect(await hasSuccessfulCharge(fresh, shopId, 'stamp-0000')).toBe(false);
+  });
+
+  it('moves a store to 010_database_guards only when its rows keep the rules; then parents stay', async () => {
+    const fresh = await store.open();
+    const all = loadMigrations();
+    const before = all.filter((m) => m.version < 10);
+    await migrate(fresh, before);
+    const [shop] = await fresh.query<{ id: number }>(
+      `INSERT INTO shops (name, secret_hash, test, public_key, private_key_enc, created_at)
+       VALUES ('Before 010', 'x', true, 'pk', 'sk', now()) RETURNING id`,
+    );
+    const shopId = shop?.id as number;
+    await fresh.query(
+      `INSERT INTO plans (id, shop_id, title, currency, amount, "interval", interval_unit, language, infinite,
+         number_payment_attempts, test, created_at, updated_at)
+       VALUES ('pln_before', $1, 'Gold', 'EUR', 1999, 1, 'month', 'en', true, 3, true, now(), now())`,
+      [shopId],
+    );
+    await fresh.query(
+      `INSERT INTO customers (id, shop_id, email, ip, created_at)
+       VALUES ('cst_before', $1, 'jane@example.com', '203.0.113.7', now())`,
+      [shopId],
+    );
+    await fresh.query(
+      `INSERT INTO cards (token, shop_id, number_enc, stamp, brand, first_1, last_4, bin, holder, exp_month,
+         exp_year, created_at, updated_at)
+       VALUES ('tok_before', $1, 'sealed', 'stamp', 'visa', '4', '0000', '420000', 'JANE DOE', 12, 2030, now(), now())`,
+      [shopId],
+    );
+    const broken = '00000000-0000-4000-8000-000000000010';
+    await fresh.query(
+      `INSERT INTO transactions (uid, shop_id, type, status, amount, currency, test, created_at, updated_at)
+       VALUES ($1, $2, 'payment', 'approved', 1999, 'EUR', true, now(), now())`,
+      [broken, shopId],
+    );
+
+    // A row no version of Kopek writes is damage: 010 stops, names the rule, and leaves nothing behind.
+    await expect(migrate(fresh, all)).rejects.toThrow(/transactions_status_check/);
+    expect(await recorded(fresh)).toEqual(before.map((m) => m.version));
+    const [left] = await fresh.query<{ constraints: number; triggers: number }>(
+      `SELECT (SELECT count(*)::int FROM pg_constraint
+                WHERE conrelid = 'transactions'::regclass AND conname = 'transactions_type_check') AS constraints,
+              (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'shops'::regclass AND NOT tgisinternal) AS triggers`,
+    );
+    expect(left).toEqual({ constraints: 0, triggers: 0 });
+
+    await fresh.query("UPDATE transactions SET status = 'failed' WHERE uid = $1", [broken]);
+    expect(await migrate(fresh, all)).toEqual(all.filter((m) => m.version >= 10).map((m) => m.name));
+
+    // On a store of its own: TRUNCATE locks the whole table, which tests on the shared store would feel.
+    for (const table of ['shops', 'plans', 'customers', 'cards']) {
+      const err = await fresh.query(`TRUNCATE ${table}`).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect({ code: pgErrorCode(err), constraint: (err as { constraint?: string })?.constraint }).toEqual({
+        code: '23001',
+        constraint: `${table}_never_truncated`,
+      });
+      const [count] = await fresh.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+      expect(count?.n, table).toBe(1);
+    }
   });
 
   // Only PostgreSQL has several connections (instances); PGlite's single connection queues the runs.
