@@ -47,7 +47,13 @@ const CustomerOut = Type.Partial(
     email: Str,
     ip: Str,
   }),
-  { description: 'Empty object, or the customer with its id' },
+  { description: 'Empty object, or the customer with its id (only the id should its row be missing)' },
+);
+// Only `id` is required: a plan whose row is missing from the store (damage: plans are never deleted)
+// is answered by its id rather than failing the read. Optional members cost serialising nothing.
+const SubscriptionPlan = Type.Object(
+  { ...Type.Partial(PlanSchema).properties, id: Str },
+  { description: 'The plan; only its id should its row be missing from the store' },
 );
 const TransactionSummarySchema = Type.Object({
   uid: Str,
@@ -72,7 +78,7 @@ export const SubscriptionSchema = Type.Object(
     paid_billing_cycles: Type.Integer(),
     number_failed_payment_attempts: Type.Integer(),
     additional_data: FreeObject,
-    plan: PlanSchema,
+    plan: SubscriptionPlan,
     last_transaction: Nullable(TransactionSummarySchema),
     return_url: Nullable(Str),
     notification_url: Nullable(Str),

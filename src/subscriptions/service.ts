@@ -54,7 +54,18 @@ export async function viewOf(ctx: Ctx, row: SubscriptionRow, known?: Known): Pro
     known ? known.customer : row.customer_id ? findCustomer(ctx.db, ctx.shop.id, row.customer_id) : undefined,
     row.state === 'redirecting' && !row.card ? checkoutOfSubscription(ctx.db, row.id) : undefined,
   ]);
-  if (!plan) throw new Error(`plan ${row.plan_id} of subscription ${row.id} is missing`);
+  // The store never deletes a plan or customer, so a missing one is damage for the operator to see;
+  // the shop still gets its subscription, the missing part named by id (toSubscription).
+  if (!plan || (row.customer_id && !customer)) {
+    ctx.log.error(
+      {
+        subscription: row.id,
+        ...(plan ? {} : { missing_plan: row.plan_id }),
+        ...(row.customer_id && !customer ? { missing_customer: row.customer_id } : {}),
+      },
+      'a subscription refers to a row the store does not have',
+    );
+  }
   return toSubscription({
     row,
     plan,

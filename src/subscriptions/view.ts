@@ -24,11 +24,11 @@ export interface Subscription {
   renew_at: string | null;
   active_to: string | null;
   card: CardRecord | Record<string, never>;
-  customer: Customer | Record<string, never>;
+  customer: Customer | Reference | Record<string, never>;
   paid_billing_cycles: number;
   number_failed_payment_attempts: number;
   additional_data: Record<string, unknown>;
-  plan: Plan;
+  plan: Plan | Reference;
   last_transaction: TransactionSummary | null;
   return_url: string | null;
   notification_url: string | null;
@@ -44,9 +44,20 @@ export interface Subscription {
   transaction?: TransactionSummary | null;
 }
 
+/**
+ * A plan or customer the subscription names but the store does not have. The store refuses to delete
+ * either, so only damage gets there; the subscription still reads, naming the missing part by id (as
+ * a request names an existing one), rather than every read of it failing.
+ */
+export interface Reference {
+  id: string;
+}
+
 export interface SubscriptionParts {
   row: SubscriptionRow;
-  plan: Plan;
+  /** Undefined only when the plan's row is missing. */
+  plan: Plan | undefined;
+  /** Undefined without a customer, or when the customer's row is missing. */
   customer: CustomerRow | undefined;
   /** The hosted page of the redirect variant, while the customer has not paid there. */
   checkout: { url: string; token: string } | undefined;
@@ -77,11 +88,11 @@ export function toSubscription(p: SubscriptionParts): Subscription {
     renew_at: iso(row.renew_at),
     active_to: iso(row.active_to),
     card: row.card ?? {},
-    customer: p.customer ? toCustomer(p.customer) : {},
+    customer: p.customer ? toCustomer(p.customer) : row.customer_id ? { id: row.customer_id } : {},
     paid_billing_cycles: row.paid_billing_cycles,
     number_failed_payment_attempts: row.number_failed_payment_attempts,
     additional_data: row.additional_data,
-    plan: p.plan,
+    plan: p.plan ?? { id: row.plan_id },
     last_transaction: last,
     return_url: row.return_url,
     notification_url: row.notification_url,

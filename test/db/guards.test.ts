@@ -10,7 +10,8 @@ import { cardBody } from '../subscriptions/helpers.js';
 
 /**
  * What the store guarantees by itself (migration 010): CHECK constraints on states, statuses, types
- * and amounts, and parents that are never deleted or renumbered. Probes that change rows run in a transaction that is always rolled back, so a store
+ * and amounts, parents that are never deleted or renumbered, and reads that survive a missing parent
+ * all the same. Probes that change rows run in a transaction that is always rolled back, so a store
  * without the guards loses nothing to a failing run either.
  */
 
@@ -227,4 +228,70 @@ describe.each([
 
   // TRUNCATE locks the whole table, which a concurrent test on another connection would notice, so
   // it is tried on a store of its own (test/foundation/migrate.test.ts).
+});
+
+describe('reads of a subscription whose plan, customer and card rows are missing', () => {
+  let victim: typeof sub;
+
+  beforeAll(async () => {
+    const created = await api.post('/subscriptions', cardBody({ tracking_id: 'orphan' }));
+    expect(created.status).toBe(201);
+    victim = {
+      id: created.body.id,
+      planId: created.body.plan.id,
+      customerId: created.body.customer.id,
+      cardToken: created.body.card.token,
+      paymentUid: created.body.last_transaction.uid,
+    };
+    // Behind Kopek's back, as only damage to the store could do: the guards are off for this
+    // transaction alone (DDL is transactional), and on again before it commits.
+    await h.db.tx(async (tx) => {
+      for (const [table, key, value] of [
+        ['plans', 'id', victim.planId],
+        ['customers', 'id', victim.customerId],
+        ['cards', 'token', victim.cardToken],
+      ] as const) {
+        await tx.query(`ALTER TABLE ${table} DISABLE TRIGGER USER`);
+        const gone = await tx.query(`DELETE FROM ${table} WHERE shop_id = $1 AND ${key} = $2 RETURNING 1`, [
+          me.shop.id,
+          value,
+        ]);
+        expect(gone).toHaveLength(1);
+        await tx.query(`ALTER TABLE ${table} ENABLE TRIGGER USER`);
+      }
+    });
+  });
+
+  it('answers the subscription, naming the missing plan and customer by id', async () => {
+    const res = await api.get(`/subscriptions/${victim.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: victim.id,
+      state: 'active',
+      plan: { id: victim.planId },
+      customer: { id: victim.customerId },
+      card: { token: victim.cardToken },
+    });
+    expect(Object.keys(res.body.plan)).toEqual(['id']);
+    expect(Object.keys(res.body.customer)).toEqual(['id']);
+    expect(h.logs.some((l) => l.includes(victim.planId) && l.includes('"level":50'))).toBe(true);
+  });
+
+  it('lists it', async () => {
+    const res = await api.get('/subscriptions?tracking_id=orphan');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject([{ id: victim.id, plan: { id: victim.planId } }]);
+  });
+
+  it("answers its payment's status query", async () => {
+    const res = await api.get(`/transactions/${victim.paymentUid}`);
+    expect(res.status).toBe(200);
+    expect(res.body.transaction).toMatchObject({ uid: victim.paymentUid, status: 'successful' });
+  });
+
+  it('cancels it and says so', async () => {
+    const res = await api.post(`/subscriptions/${victim.id}/cancel`, { cancel_reason: 'Plan vanished' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: victim.id, state: 'canceled', plan: { id: victim.planId } });
+  });
 });
