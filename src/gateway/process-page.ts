@@ -2,7 +2,6 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { Services } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { findShopRow } from '../shops/repository.js';
-import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
 import {
   challengePage,
   frictionlessPage,
@@ -14,7 +13,8 @@ import {
   problemPage,
   resultPage,
 } from './process-html.js';
-import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';
+import { type ThreeDSecureStep, threeDSecureStep, UID } from './three-ds.js';
+import { finishThreeDSecureStep } from './three-ds-finish.js';
 
 /**
  * The cardholder's 3-D Secure step, `{gateway}/process/{uid}`: the `redirect_url` of an incomplete
@@ -28,12 +28,12 @@ import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from '.
  *   charge it was, then sends the browser (303) to the return_url (the request's, else the shop's)
  *   with `uid` and `status` added; without one it shows the result. A frictionless step always
  *   completes as passed: the card, not the cardholder, decides. A repeated POST (a double click)
- *   changes nothing and answers as the first did.
+ *   changes nothing and answers as the first did (three-ds-finish.ts, shared with the shop's
+ *   server-side return).
  * - People get pages, never the API's JSON: an unknown uid is a 404 page, a bad form a 400 page, and a
  *   failure of the store a 503 page.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OUTCOMES = new Set(['passed', 'failed']);
 
 class PageProblem extends Error {
@@ -79,7 +79,7 @@ interface Loaded {
 }
 
 async function load(services: Services, uid: string): Promise<Loaded> {
-  const step = UUID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
+  const step = UID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
   if (!step) throw new PageProblem(404, 'notFound');
   const shop = await findShopRow(services.db, step.shopId);
   return {
@@ -118,28 +118,10 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
 async function complete(request: FastifyRequest, reply: FastifyReply) {
   const services = servicesOf(request);
   const uid = uidOf(request);
-  const loaded = await load(services, uid);
-  const { step, lang, view, returnUrl } = loaded;
+  const { step, lang, view, returnUrl } = await load(services, uid);
   const outcome = (request.body as Record<string, unknown> | undefined)?.outcome;
   if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) throw new PageProblem(400, 'badRequest', lang);
-
-  let status = step.status;
-  if (status === 'incomplete') {
-    try {
-      const chosen = step.flow === 'frictionless' ? 'passed' : (outcome as 'passed' | 'failed');
-      status = (await completeThreeDSecure(services, uid, chosen)).transaction.status;
-    } catch (err) {
-      // Another request (the other click of a double click) completed it first: answer as it did.
-      if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
-      status = (await load(services, uid)).step.status;
-    }
-  }
-  try {
-    await settleSubscriptionOfTransaction(services, uid);
-  } catch (err) {
-    // The payment's result stands; the subscription settles on its next read or billing run instead.
-    request.log.error({ err, uid }, 'could not settle the subscription after 3-D Secure');
-  }
+  const status = await finishThreeDSecureStep(services, step, outcome as 'passed' | 'failed');
   const target = returnUrl && returnUrlWithResult(returnUrl, uid, status);
   if (target) return reply.code(303).header('cache-control', 'no-store').redirect(target, 303);
   return send(reply, 200, resultPage(lang, status === 'successful', view, null));

@@ -46,6 +46,9 @@ interface ThreeDsPlan {
 
 const planOf = (row: TransactionRow) => row.details.three_ds as ThreeDsPlan | undefined;
 
+/** A transaction uid's form: anything else names no transaction (and would upset the uuid column). */
+export const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What the page shows; undefined for an unknown uid or a transaction that never had a 3-D Secure step. */
 export async function threeDSecureStep(
   services: GatewayServices,

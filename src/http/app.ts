@@ -7,6 +7,7 @@ import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
 import { gatewayRoutes } from '../gateway/routes.js';
+import { threeDSecureReturnRoutes } from '../gateway/three-ds-return.js';
 import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
 import { proofRoutes } from '../proofs/routes.js';
@@ -94,6 +95,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(planRoutes);
   await app.register(gatewayRoutes);
   await app.register(processPageRoutes);
+  await app.register(threeDSecureReturnRoutes);
   await app.register(proofRoutes);
   await app.register(subscriptionRoutes);
   return app;

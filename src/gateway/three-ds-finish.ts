@@ -1,0 +1,39 @@
+import type { Services } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import type { TransactionStatus } from '../ledger/repository.js';
+import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
+import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';
+
+/**
+ * Finishes the cardholder's 3-D Secure step with their answer, for the page the browser posts to and
+ * for the shop's server posting the answer back (`/process/{uid}/return`) alike:
+ *
+ * - a frictionless step always completes as passed: the card, not the cardholder, decides;
+ * - a step already finished (a double click, a retried request) changes nothing: the answer is the
+ *   status the first one left;
+ * - then the subscription whose charge it was settles. Should that fail, the payment's result
+ *   stands, and the subscription settles on its next read or billing run instead.
+ */
+export async function finishThreeDSecureStep(
+  services: Services,
+  step: ThreeDSecureStep,
+  outcome: 'passed' | 'failed',
+): Promise<TransactionStatus> {
+  let status = step.status;
+  if (status === 'incomplete') {
+    try {
+      const chosen = step.flow === 'frictionless' ? 'passed' : outcome;
+      status = (await completeThreeDSecure(services, step.uid, chosen)).transaction.status;
+    } catch (err) {
+      // Another request completed it first.
+      if (!(err instanceof ApiError && err.code === 'conflict')) throw err;
+      status = (await threeDSecureStep(services, step.uid))?.status ?? status;
+    }
+  }
+  try {
+    await settleSubscriptionOfTransaction(services, step.uid);
+  } catch (err) {
+    services.log.error({ err, uid: step.uid }, 'could not settle the subscription after 3-D Secure');
+  }
+  return status;
+}
