@@ -201,16 +201,19 @@ describe('products: create validation', () => {
 });
 
 const malformed = { message: 'Id is invalid', errors: { id: ['is invalid'] } };
+// Malformed: not `prd_` followed by letters and digits.
 const MALFORMED_IDS = [
   'abc',
-  'prd_short',
-  `prd_${'a'.repeat(25)}`,
+  'prd_',
   `cst_${'a'.repeat(24)}`,
   `PRD_${'a'.repeat(24)}`,
   `prd_${'a'.repeat(23)}-`,
   `prd_${'a'.repeat(23)}%20`,
+  'prd_a_b',
 ];
 const unknownId = `prd_${'Z'.repeat(24)}`;
+// Well-formed whatever their length: ids of the platform Kopek mirrors are not Kopek's 24 characters.
+const WELL_FORMED_UNKNOWN = [unknownId, 'prd_short', `prd_${'a'.repeat(25)}`, 'prd_3d7a6e4b5c'];
 const notFound = { message: 'Record not found', errors: { base: ['Record not found'] } };
 
 describe('products: read and list errors', () => {
@@ -220,8 +223,8 @@ describe('products: read and list errors', () => {
     expect(res.body).toEqual(malformed);
   });
 
-  it('answers 404 for a well-formed unknown id', async () => {
-    const res = await api.get(`/products/${unknownId}`);
+  it.each(WELL_FORMED_UNKNOWN)('answers 404 for the well-formed unknown id %s', async (id) => {
+    const res = await api.get(`/products/${id}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual(notFound);
   });
@@ -246,8 +249,8 @@ describe('products: update errors', () => {
     expect(res.body).toEqual(malformed);
   });
 
-  it('answers 404 for a well-formed unknown id', async () => {
-    const res = await api.put(`/products/${unknownId}`, { amount: 5 });
+  it.each(WELL_FORMED_UNKNOWN)('answers 404 for the well-formed unknown id %s', async (id) => {
+    const res = await api.put(`/products/${id}`, { amount: 5 });
     expect(res.status).toBe(404);
     expect(res.body).toEqual(notFound);
   });
