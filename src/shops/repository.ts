@@ -3,6 +3,18 @@ import type { Queryable, Tx } from '../db/db.js';
 /** shops.id is a PostgreSQL integer: a larger number can name no shop, and overflows a lookup. */
 export const MAX_SHOP_ID = 2_147_483_647;
 
+/** Delays between a failed renewal's attempts, as ISO 8601 durations; null: the platform's rule. */
+export interface RetryScheduleSetting {
+  failed?: string[];
+  error?: string[];
+}
+
+/** Local hours in which no charge is attempted, e.g. 20:00 to 08:00. */
+export interface QuietHoursSetting {
+  start: string;
+  end: string;
+}
+
 export interface Shop {
   id: number;
   name: string;
@@ -12,6 +24,12 @@ export interface Shop {
   notificationEmail: string | null;
   returnUrl: string | null;
   publicKey: string;
+  /** IANA name: billing's day boundaries and the 03:00 retry rule are in this zone. */
+  timeZone: string;
+  retrySchedule: RetryScheduleSetting | null;
+  quietHours: QuietHoursSetting | null;
+  /** A test shop's clock runs this far ahead of real time (0 for live shops). */
+  clockOffsetMs: number;
   createdAt: Date;
 }
 
@@ -26,6 +44,10 @@ export interface ShopRow {
   return_url: string | null;
   public_key: string;
   private_key_enc: string;
+  time_zone: string;
+  retry_schedule: RetryScheduleSetting | null;
+  quiet_hours: QuietHoursSetting | null;
+  clock_offset_ms: number;
   created_at: Date;
 }
 
@@ -39,6 +61,10 @@ export function toShop(r: ShopRow): Shop {
     notificationEmail: r.notification_email,
     returnUrl: r.return_url,
     publicKey: r.public_key,
+    timeZone: r.time_zone ?? 'UTC',
+    retrySchedule: r.retry_schedule ?? null,
+    quietHours: r.quiet_hours ?? null,
+    clockOffsetMs: r.clock_offset_ms ?? 0,
     createdAt: r.created_at,
   };
 }

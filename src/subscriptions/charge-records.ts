@@ -12,25 +12,38 @@ const OPEN_CHARGE = "status IN ('pending', 'unknown', 'incomplete')";
 export interface ChargeRow {
   subscription_id: string;
   period: number;
+  attempt: number;
   amount: number;
   currency: string;
   status: string;
   transaction_uid: string | null;
-  attempts: number;
+  created_at: Date;
 }
 
-/** Claims the charge of one period; false when it was already claimed (never charge twice). */
-export async function claimCharge(
-  db: Queryable,
-  c: { subscriptionId: string; period: number; amount: number; currency: string },
-  now: Date,
-): Promise<boolean> {
-  const rows = await db.query(
-    `INSERT INTO subscription_charges (subscription_id, period, amount, currency, status, attempts, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'pending', 1, $5, $5) ON CONFLICT DO NOTHING RETURNING period`,
-    [c.subscriptionId, c.period, c.amount, c.currency, now],
-  );
+export interface ChargeClaim {
+  subscriptionId: string;
+  period: number;
+  attempt: number;
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Claims one attempt at the charge of a period; false when it was already claimed: the key
+ * (subscription, period, attempt) makes a second charge of the same attempt impossible.
+ */
+export async function claimCharge(db: Queryable, c: ChargeClaim, now: Date): Promise<boolean> {
+  const s = chargeClaimInsert(c, now);
+  const rows = await db.query(s.sql, s.params);
   return rows.length > 0;
+}
+
+export function chargeClaimInsert(c: ChargeClaim, now: Date): Statement {
+  return {
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6) ON CONFLICT DO NOTHING RETURNING period`,
+    params: [c.subscriptionId, c.period, c.attempt, c.amount, c.currency, now],
+  };
 }
 
 /**
@@ -44,8 +57,8 @@ export function answeredChargeInsert(
   now: Date,
 ): Statement {
   return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, amount, currency, status, transaction_uid, attempts, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7)`,
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at)
+     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7)`,
     params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now],
   };
 }
@@ -54,37 +67,49 @@ export async function recordCharge(
   db: Queryable,
   subscriptionId: string,
   period: number,
+  attempt: number,
   status: string,
   transactionUid: string | null,
   now: Date,
 ): Promise<void> {
   await db.query(
-    `UPDATE subscription_charges SET status = $3, transaction_uid = COALESCE($4, transaction_uid), updated_at = $5
-     WHERE subscription_id = $1 AND period = $2`,
-    [subscriptionId, period, status, transactionUid, now],
+    `UPDATE subscription_charges SET status = $4, transaction_uid = COALESCE($5, transaction_uid), updated_at = $6
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3`,
+    [subscriptionId, period, attempt, status, transactionUid, now],
   );
 }
 
 /**
- * Locks the charge of `period` while it still waits for an answer; undefined once an answer was
- * recorded, so two settlers (a read and the 3-D Secure page, say) apply one answer once.
+ * Locks an attempt at the charge of `period` while it still waits for an answer; undefined once an
+ * answer was recorded, so two settlers (a read and the 3-D Secure page, say) apply one answer once.
  */
 export async function lockOpenCharge(
   db: Tx,
   subscriptionId: string,
   period: number,
+  attempt: number,
 ): Promise<ChargeRow | undefined> {
   const [row] = await db.query<ChargeRow>(
-    `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND period = $2 AND ${OPEN_CHARGE} FOR UPDATE`,
-    [subscriptionId, period],
+    `SELECT * FROM subscription_charges
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3 AND ${OPEN_CHARGE} FOR UPDATE`,
+    [subscriptionId, period, attempt],
   );
   return row;
+}
+
+/** How many attempts the charge of `period` has had. */
+export async function attemptsOf(db: Queryable, subscriptionId: string, period: number): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM subscription_charges WHERE subscription_id = $1 AND period = $2',
+    [subscriptionId, period],
+  );
+  return row?.n ?? 0;
 }
 
 export async function openCharge(db: Queryable, subscriptionId: string): Promise<ChargeRow | undefined> {
   const [row] = await db.query<ChargeRow>(
     `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND ${OPEN_CHARGE}
-     ORDER BY period DESC LIMIT 1`,
+     ORDER BY period DESC, attempt DESC LIMIT 1`,
     [subscriptionId],
   );
   return row;

@@ -1,3 +1,4 @@
+import { rulesFor } from '../billing/rules.js';
 import { type CardInput, CardMsg } from '../cards/validation.js';
 import type { Ctx } from '../context.js';
 import {
@@ -11,11 +12,13 @@ import {
 } from '../gateway/client.js';
 import { ApiError, type ErrorTree } from '../http/errors.js';
 import type { Plan } from '../plans/service.js';
-import { lockOpenCharge, recordCharge } from './charge-records.js';
+import { lockOpenCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';
-import { lockSubscription, type SubscriptionRow, updateSubscription } from './repository.js';
+import { lockSubscription, type SubscriptionRow } from './repository.js';
 import { applyChargeAnswer, chargeTrackingId } from './settle.js';
+import { type Happened, transition } from './transitions.js';
 import { summarize } from './view.js';
+import { applyTransition } from './writer.js';
 
 /** The gateway's limit on a payment's description. */
 const DESCRIPTION_MAX = 255;
@@ -128,6 +131,7 @@ export async function takeFirstCharge(
   cvc: string | undefined,
 ): Promise<SubscriptionRow> {
   const gateway = gatewayClient(ctx);
+  const attempt = { period: charge.period, attempt: 1 };
   let answer: TransactionAnswer;
   try {
     answer = await gateway.payment(
@@ -137,16 +141,43 @@ export async function takeFirstCharge(
       }),
     );
   } catch (err) {
-    if (err instanceof ApiError) return refused(ctx, sub, charge.period, err);
+    if (err instanceof ApiError) {
+      ctx.log.warn({ subscription: sub.id, errors: err.errors }, 'the gateway refused a first charge');
+      return settle(ctx, sub, plan, attempt, {
+        kind: 'charge_answered',
+        period: charge.period,
+        outcome: 'refused',
+        last: null,
+        message: err.message,
+      });
+    }
     if (!(err instanceof GatewayTimeout)) {
       ctx.log.error(
         { err, subscription: sub.id },
         'first charge failed without an answer; its outcome is resolved by query',
       );
     }
-    return unknownOutcome(ctx, sub, charge.period, err instanceof GatewayTimeout ? err.uid : undefined);
+    return unknownOutcome(ctx, sub, plan, attempt, err instanceof GatewayTimeout ? err.uid : undefined);
   }
-  return ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, sub.id, plan, charge.period, answer));
+  return ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, sub.id, plan, attempt, answer));
+}
+
+/** Applies what happened to an open attempt, once (a settled attempt is left as it is). */
+function settle(
+  ctx: Ctx,
+  sub: SubscriptionRow,
+  plan: Plan,
+  attempt: { period: number; attempt: number },
+  happened: Happened,
+  uid: string | null = null,
+): Promise<SubscriptionRow> {
+  return ctx.db.tx(async (tx) => {
+    const locked = (await lockSubscription(tx, ctx.shop.id, sub.id)) ?? sub;
+    if (!(await lockOpenCharge(tx, sub.id, attempt.period, attempt.attempt))) return locked;
+    const now = ctx.clock.now();
+    const t = transition(locked, plan, happened, now, rulesFor(ctx.shop));
+    return applyTransition(tx, locked, plan, t, now, { ...attempt, uid });
+  });
 }
 
 /**
@@ -157,7 +188,8 @@ export async function takeFirstCharge(
 async function unknownOutcome(
   ctx: Ctx,
   sub: SubscriptionRow,
-  period: number,
+  plan: Plan,
+  attempt: { period: number; attempt: number },
   uid: string | undefined,
 ): Promise<SubscriptionRow> {
   const pending = uid
@@ -165,44 +197,12 @@ async function unknownOutcome(
         .query(uid)
         .catch(() => undefined)
     : undefined;
-  return ctx.db.tx(async (tx) => {
-    const locked = (await lockSubscription(tx, ctx.shop.id, sub.id)) ?? sub;
-    if (!(await lockOpenCharge(tx, sub.id, period))) return locked;
-    const now = ctx.clock.now();
-    await recordCharge(tx, sub.id, period, 'unknown', uid ?? null, now);
-    return pending ? updateSubscription(tx, sub.id, { last_transaction: summarize(pending) }, now) : locked;
-  });
-}
-
-/**
- * The gateway refused the payment request itself (nothing was charged): for the very first charge
- * that is the seed's "first charge returns error": failed, and cancelled.
- */
-async function refused(
-  ctx: Ctx,
-  sub: SubscriptionRow,
-  period: number,
-  err: ApiError,
-): Promise<SubscriptionRow> {
-  ctx.log.warn({ subscription: sub.id, errors: err.errors }, 'the gateway refused a first charge');
-  return ctx.db.tx(async (tx) => {
-    const locked = (await lockSubscription(tx, ctx.shop.id, sub.id)) ?? sub;
-    if (!(await lockOpenCharge(tx, sub.id, period))) return locked;
-    const now = ctx.clock.now();
-    await recordCharge(tx, sub.id, period, 'error', null, now);
-    if (locked.cancelled_at) return locked;
-    return updateSubscription(
-      tx,
-      sub.id,
-      {
-        state: 'failed',
-        number_failed_payment_attempts: locked.number_failed_payment_attempts + 1,
-        renew_at: null,
-        active_to: null,
-        cancelled_at: now,
-        cancel_reason: `First payment refused by the gateway: ${err.message}`,
-      },
-      now,
-    );
-  });
+  return settle(
+    ctx,
+    sub,
+    plan,
+    attempt,
+    { kind: 'charge_unknown', period: attempt.period, last: pending ? summarize(pending) : null },
+    uid ?? null,
+  );
 }

@@ -1,8 +1,6 @@
 import { addInterval } from '../billing/interval.js';
-import type { TransactionAnswer } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
-import type { SubscriptionChange, SubscriptionRow, SubscriptionState } from './repository.js';
-import { summarize } from './view.js';
+import type { SubscriptionRow, SubscriptionState } from './repository.js';
 
 /** Period 0 is the trial charge; regular periods count from 1. */
 export const TRIAL_PERIOD = 0;
@@ -61,63 +59,7 @@ export function periodEnd(
   return addInterval(sub.billing_anchor, n * plan.plan.interval, plan.plan.interval_unit, sub.billing_day);
 }
 
-/**
- * How the answer to the subscription's first charge changes it (the seed's transition table):
- * successful → trial or active; failed or error on the very first charge → failed and cancelled;
- * incomplete (3-D Secure) → redirecting until the cardholder finishes; pending → unchanged.
- */
-export function afterFirstCharge(
-  sub: SubscriptionRow,
-  plan: Plan,
-  period: number,
-  answer: TransactionAnswer,
-  now: Date,
-): SubscriptionChange {
-  const last = summarize(answer);
-  switch (answer.status) {
-    case 'successful': {
-      if (period === TRIAL_PERIOD) return { state: 'trial', last_transaction: last };
-      const end = periodEnd(sub, plan, period);
-      const done = !plan.infinite && plan.billing_cycles !== null && period >= plan.billing_cycles;
-      return {
-        state: 'active',
-        paid_billing_cycles: period,
-        number_failed_payment_attempts: 0,
-        active_to: end,
-        renew_at: done ? null : end,
-        last_transaction: last,
-      };
-    }
-    case 'failed':
-    case 'error':
-      return {
-        state: 'failed',
-        number_failed_payment_attempts: sub.number_failed_payment_attempts + 1,
-        renew_at: null,
-        active_to: null,
-        cancelled_at: now,
-        cancel_reason: `First payment ${answer.status}: ${answer.message ?? 'no message'}`,
-        last_transaction: last,
-      };
-    case 'incomplete':
-      return { state: 'redirecting', last_transaction: last };
-    default:
-      return { last_transaction: last };
-  }
-}
-
-/**
- * An answer that arrives after the subscription was cancelled (the cardholder finished 3-D Secure
- * later, or a timed-out charge turned out successful): the cancellation stands, but the subscription
- * shows the charge, and a paid period counts as paid.
- */
-export function afterLateCharge(
-  sub: SubscriptionRow,
-  plan: Plan,
-  period: number,
-  answer: TransactionAnswer,
-): SubscriptionChange {
-  const last = summarize(answer);
-  if (answer.status !== 'successful' || period === TRIAL_PERIOD) return { last_transaction: last };
-  return { last_transaction: last, paid_billing_cycles: period, active_to: periodEnd(sub, plan, period) };
+/** Whether a finite plan has charged every cycle it has: the subscription then ends with its last period. */
+export function cyclesDone(sub: Pick<SubscriptionRow, 'paid_billing_cycles'>, plan: Plan): boolean {
+  return !plan.infinite && plan.billing_cycles !== null && sub.paid_billing_cycles >= plan.billing_cycles;
 }

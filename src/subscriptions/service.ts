@@ -1,3 +1,4 @@
+import { rulesFor } from '../billing/rules.js';
 import type { CardInput } from '../cards/validation.js';
 import type { CardRecord } from '../cards/vault.js';
 import {
@@ -35,12 +36,18 @@ import {
   type SubscriptionFilter,
   type SubscriptionRow,
   subscriptionInsert,
-  updateSubscription,
-  withChange,
 } from './repository.js';
-import { afterFirstCharge, type FirstSchedule, firstSchedule } from './schedule.js';
-import { settleOpenCharge } from './settle.js';
+import { type FirstSchedule, firstSchedule } from './schedule.js';
+import { outcomeOf, settleOpenCharge } from './settle.js';
+import { type SubscriptionEvent, transition } from './transitions.js';
 import { type Subscription, summarize, toSubscription } from './view.js';
+import { applyTransition, changedRow, subscriptionEventInsert } from './writer.js';
+
+const CREATED = ['created.subscription'] as const;
+const CREATED_IN_TRIAL: readonly (SubscriptionEvent | 'created.subscription')[] = [
+  'created.subscription',
+  'trial_started.subscription',
+];
 
 /** The plan and customer of a subscription when the caller has them already: not read again. */
 interface Known {
@@ -161,12 +168,25 @@ async function createWithPlannedCharge(
   sub.card = planned.card;
   const created = newSubscriptionRow(sub, now);
   // As the step-by-step path would record the answer: a timeout leaves the outcome unknown.
-  const outcome = planned.timedOut
-    ? { last_transaction: summarize(planned.answer) }
-    : afterFirstCharge(created, plan, charge.period, planned.answer, now);
+  const t = transition(
+    created,
+    plan,
+    planned.timedOut
+      ? { kind: 'charge_unknown', period: charge.period, last: summarize(planned.answer) }
+      : {
+          kind: 'charge_answered',
+          period: charge.period,
+          outcome: outcomeOf(planned.answer),
+          last: summarize(planned.answer),
+          message: planned.answer.message,
+        },
+    now,
+    rulesFor(ctx.shop),
+  );
   // Every row written here is known in full beforehand, so nothing is read back.
-  const row = withChange(created, outcome, now, now);
+  const row = changedRow(created, t, now);
   const customer = newCustomer ? newCustomerRow(ctx.shop.id, newCustomer, now) : existingCustomer;
+  const view = await viewOf(ctx, row, { plan, customer });
   const statements: Statement[] = [planned.statement];
   if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
   if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
@@ -174,14 +194,17 @@ async function createWithPlannedCharge(
     subscriptionInsert(row, false),
     answeredChargeInsert(
       { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
-      planned.timedOut ? 'unknown' : planned.answer.status,
+      t.chargeStatus ?? 'pending',
       planned.answer.uid,
       now,
     ),
   );
+  for (const event of ['created.subscription' as const, ...t.events]) {
+    statements.push(subscriptionEventInsert(event, view, ctx.shop.id, now));
+  }
   await ctx.db.batch(statements);
   planned.recorded();
-  return viewOf(ctx, row, { plan, customer });
+  return view;
 }
 
 /**
@@ -218,14 +241,25 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
       }),
       now,
     );
-    if (!card) await openCheckout(tx, ctx.shop.id, sub.id, now);
+    const checkout = card ? undefined : await openCheckout(tx, ctx.shop.id, sub.id, now);
     const charge = schedule?.charge ?? null;
     if (charge) {
-      await claimCharge(
-        tx,
-        { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
-        now,
-      );
+      const claim = { subscriptionId: sub.id, period: charge.period, attempt: 1 };
+      await claimCharge(tx, { ...claim, amount: charge.amount, currency: plan.currency }, now);
+    }
+    const view = toSubscription({
+      row: sub,
+      plan,
+      customer,
+      checkout: checkout && {
+        url: checkoutUrl(ctx.config.checkoutUrl, checkout.token),
+        token: checkout.token,
+      },
+    });
+    const events = sub.state === 'trial' ? CREATED_IN_TRIAL : CREATED;
+    for (const event of events) {
+      const s = subscriptionEventInsert(event, view, ctx.shop.id, now);
+      await tx.query(s.sql, s.params);
     }
     return { row: sub, plan, customer, charge };
   });
@@ -288,12 +322,9 @@ export async function cancelSubscription(
     const now = ctx.clock.now();
     // The hosted page of a redirect subscription must not take money for a cancelled one.
     await closeCheckoutsOf(tx, id, now);
-    return updateSubscription(
-      tx,
-      id,
-      { state: 'canceled', cancel_reason: reason as string, cancelled_at: now, renew_at: null },
-      now,
-    );
+    const plan = await findPlanOfShop(ctx, sub.plan_id, tx);
+    const t = transition(sub, plan, { kind: 'canceled', reason: reason as string }, now, rulesFor(ctx.shop));
+    return applyTransition(tx, sub, plan, t, now);
   });
   return viewOf(ctx, row);
 }

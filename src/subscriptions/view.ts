@@ -5,6 +5,7 @@ import { type Customer, toCustomer } from '../customers/service.js';
 import type { TransactionAnswer } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionRow } from './repository.js';
+import { cyclesDone } from './schedule.js';
 
 export interface TransactionSummary {
   uid: string;
@@ -85,7 +86,8 @@ export function toSubscription(p: SubscriptionParts): Subscription {
     device_id: row.device_id,
     created_at: isoString(row.created_at),
     updated_at: isoString(row.updated_at),
-    renew_at: iso(row.renew_at),
+    // A finite plan whose cycles are all paid renews no more: it is due only to end.
+    renew_at: p.plan && cyclesDone(row, p.plan) ? null : iso(row.renew_at),
     active_to: iso(row.active_to),
     card: row.card ?? {},
     customer: p.customer ? toCustomer(p.customer) : row.customer_id ? { id: row.customer_id } : {},

@@ -19,7 +19,7 @@ describe('subscriptions: the first charge', () => {
     const now = s.h.clock.now();
     await claimCharge(
       s.h.db,
-      { subscriptionId: created.body.id, period: 1, amount: 1999, currency: 'EUR' },
+      { subscriptionId: created.body.id, period: 1, attempt: 1, amount: 1999, currency: 'EUR' },
       now,
     );
     const row = await updateSubscription(s.h.db, created.body.id, { state: 'processing' }, now);

@@ -43,7 +43,7 @@ function normalized(value: unknown): unknown {
 async function outcome(s: SubShop, body: Record<string, unknown>) {
   const res = await s.api.post('/subscriptions', body);
   const charges = await s.h.db.query(
-    `SELECT c.period, c.amount, c.currency, c.status, c.attempts, c.transaction_uid IS NOT NULL AS has_uid
+    `SELECT c.period, c.amount, c.currency, c.status, c.attempt, c.transaction_uid IS NOT NULL AS has_uid
      FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id WHERE s.shop_id = $1`,
     [s.shop.shop.id],
   );

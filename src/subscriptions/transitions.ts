@@ -1,0 +1,250 @@
+import type { Plan } from '../plans/service.js';
+import type { SubscriptionChange, SubscriptionRow } from './repository.js';
+import { cyclesDone, periodEnd, TRIAL_PERIOD } from './schedule.js';
+import type { TransactionSummary } from './view.js';
+
+/**
+ * A subscription's whole state machine (the seed's transition table), as one pure function: what
+ * happened to a subscription → how its row changes, what its charge record says, and which events
+ * are announced. Every path that changes a subscription (the first charge, the 3-D Secure return, a
+ * late answer, a timeout's resolution, renewals, retries, cancellation, the end of billing cycles)
+ * asks `transition` and applies the result with the one writer (writer.ts).
+ */
+
+/** What the gateway said of one charge attempt; `refused` when it refused the request itself. */
+export type ChargeOutcome = 'successful' | 'failed' | 'error' | 'incomplete' | 'pending' | 'refused';
+
+export type Happened =
+  /** A charge attempt's answer (or the gateway's refusal of it). */
+  | {
+      kind: 'charge_answered';
+      period: number;
+      outcome: ChargeOutcome;
+      last: TransactionSummary | null;
+      message: string | null;
+    }
+  /** No answer in time: the outcome is unknown until a query tells. */
+  | { kind: 'charge_unknown'; period: number; last: TransactionSummary | null }
+  /** The scheduler takes a due renewal (or the charge that ends a trial). */
+  | { kind: 'renewal_claimed'; period: number; lease: Date }
+  /** The shop cancels. */
+  | { kind: 'canceled'; reason: string }
+  /** The last of a finite plan's billing cycles has run out. */
+  | { kind: 'cycles_completed' };
+
+export type SubscriptionEvent =
+  | 'trial_started.subscription'
+  | 'trial_ended.subscription'
+  | 'activated.subscription'
+  | 'renewed.subscription'
+  | 'failed.subscription'
+  | 'error.subscription'
+  | 'canceled.subscription';
+
+export interface Transition {
+  change: SubscriptionChange;
+  /** The status to record on the charge attempt, when the event answered one. */
+  chargeStatus: string | null;
+  events: SubscriptionEvent[];
+}
+
+/** When a failed renewal charge is tried again: the shop's retry rules, already bound to its settings. */
+export type RetryRule = (outcome: 'failed' | 'error', failuresSoFar: number, failedAt: Date) => Date;
+
+export interface Rules {
+  retryAt: RetryRule;
+}
+
+/** States in which the subscription waits for the answer to its very first charge. */
+const FIRST_CHARGE_STATES = new Set(['processing', 'trial_processing', 'redirecting', 'pending']);
+
+const none = (chargeStatus: string | null = null, change: SubscriptionChange = {}): Transition => ({
+  change,
+  chargeStatus,
+  events: [],
+});
+
+/**
+ * Whether a charge of `period` would follow an earlier successful charge of the subscription: a paid
+ * period, or the paid trial that preceded the first regular period.
+ */
+export function hadEarlierSuccess(sub: SubscriptionRow, plan: Plan, period: number): boolean {
+  if (sub.paid_billing_cycles > 0) return true;
+  return period > TRIAL_PERIOD && plan.trial !== null && plan.trial.amount > 0;
+}
+
+/** The regular period a due renewal charges: the one after the last paid. */
+export function nextPeriod(sub: SubscriptionRow): number {
+  return sub.paid_billing_cycles + 1;
+}
+
+/**
+ * `plan` is undefined only when its row is missing (damage the store refuses to cause): a
+ * cancellation still goes through; nothing is charged without its plan.
+ */
+export function transition(
+  sub: SubscriptionRow,
+  plan: Plan | undefined,
+  happened: Happened,
+  now: Date,
+  rules: Rules,
+): Transition {
+  switch (happened.kind) {
+    case 'canceled':
+      if (sub.cancelled_at) return none();
+      return {
+        change: { state: 'canceled', renew_at: null, cancelled_at: now, cancel_reason: happened.reason },
+        chargeStatus: null,
+        events: ['canceled.subscription'],
+      };
+    case 'cycles_completed':
+      if (sub.cancelled_at || !plan) return none();
+      return {
+        change: {
+          state: 'canceled',
+          renew_at: null,
+          cancelled_at: now,
+          cancel_reason: `All ${plan.billing_cycles} billing cycles of the plan were paid`,
+        },
+        chargeStatus: null,
+        events: ['canceled.subscription'],
+      };
+    case 'renewal_claimed':
+      if (sub.cancelled_at) return none();
+      // The lease keeps other instances off while the charge runs; a crash leaves it due again
+      // after the lease, and the open attempt is then resolved by query before anything else.
+      return {
+        change: { state: sub.state === 'trial' ? 'trial_processing' : sub.state, renew_at: happened.lease },
+        chargeStatus: null,
+        events: sub.state === 'trial' ? ['trial_ended.subscription'] : [],
+      };
+    case 'charge_unknown':
+      return none('unknown', happened.last ? { last_transaction: happened.last } : {});
+    case 'charge_answered':
+      if (!plan) throw new Error(`subscription ${sub.id}: a charge was answered without its plan`);
+      return answered(sub, plan, happened, now, rules);
+  }
+}
+
+function answered(
+  sub: SubscriptionRow,
+  plan: Plan,
+  a: Extract<Happened, { kind: 'charge_answered' }>,
+  now: Date,
+  rules: Rules,
+): Transition {
+  const chargeStatus = a.outcome === 'refused' ? 'error' : a.outcome;
+  const last = a.last ? { last_transaction: a.last } : {};
+  // A pending answer, or the cardholder's 3-D Secure step: nothing is decided yet.
+  if (a.outcome === 'pending') return none(chargeStatus, last);
+  if (a.outcome === 'incomplete') {
+    return none(chargeStatus, FIRST_CHARGE_STATES.has(sub.state) ? { state: 'redirecting', ...last } : last);
+  }
+  if (sub.cancelled_at) return late(sub, plan, a, chargeStatus);
+
+  if (a.outcome === 'successful') return paid(sub, plan, a.period, chargeStatus, last);
+
+  const failures = sub.number_failed_payment_attempts + 1;
+  const reason = a.message ?? 'no message';
+  if (!hadEarlierSuccess(sub, plan, a.period)) {
+    // The very first charge failed or errored (or the gateway refused it): failed and cancelled.
+    const what = a.outcome === 'refused' ? 'refused by the gateway' : a.outcome;
+    return {
+      change: {
+        state: 'failed',
+        number_failed_payment_attempts: failures,
+        renew_at: null,
+        active_to: null,
+        cancelled_at: now,
+        cancel_reason: `First payment ${what}: ${reason}`,
+        ...last,
+      },
+      chargeStatus,
+      events: ['failed.subscription', 'canceled.subscription'],
+    };
+  }
+  const outcome = a.outcome === 'failed' ? 'failed' : 'error';
+  if (failures < plan.number_payment_attempts) {
+    // Retried from the same period: a later success keeps the original billing day.
+    return none(chargeStatus, {
+      state: sub.state === 'trial_processing' ? 'trial' : sub.state === 'processing' ? 'active' : sub.state,
+      number_failed_payment_attempts: failures,
+      renew_at: rules.retryAt(outcome, failures, now),
+      ...last,
+    });
+  }
+  return {
+    change: {
+      state: outcome,
+      number_failed_payment_attempts: failures,
+      renew_at: null,
+      cancelled_at: now,
+      cancel_reason: `Payment ${outcome} ${failures} time${failures === 1 ? '' : 's'} in a row: ${reason}`,
+      ...last,
+    },
+    chargeStatus,
+    events: [outcome === 'failed' ? 'failed.subscription' : 'error.subscription', 'canceled.subscription'],
+  };
+}
+
+/** A successful charge: the trial starts, or the period is paid and the next one is scheduled. */
+function paid(
+  sub: SubscriptionRow,
+  plan: Plan,
+  period: number,
+  chargeStatus: string,
+  last: SubscriptionChange,
+): Transition {
+  if (period === TRIAL_PERIOD) {
+    return {
+      change: { state: 'trial', number_failed_payment_attempts: 0, ...last },
+      chargeStatus,
+      events: ['trial_started.subscription'],
+    };
+  }
+  const end = periodEnd(sub, plan, period);
+  const first = !hadEarlierSuccess(sub, plan, period) && sub.paid_billing_cycles === 0;
+  return {
+    change: {
+      state: 'active',
+      paid_billing_cycles: Math.max(sub.paid_billing_cycles, period),
+      number_failed_payment_attempts: 0,
+      active_to: end,
+      // Due again at the period's end: then the next period is charged, or a finite plan whose
+      // cycles are all paid ends.
+      renew_at: end,
+      ...last,
+    },
+    chargeStatus,
+    events: [first ? 'activated.subscription' : 'renewed.subscription'],
+  };
+}
+
+/**
+ * An answer after the subscription was cancelled (the cardholder finished 3-D Secure later, or a
+ * timed-out charge turned out successful): the cancellation stands, but the subscription shows the
+ * charge, and a paid period counts as paid.
+ */
+function late(
+  sub: SubscriptionRow,
+  plan: Plan,
+  a: Extract<Happened, { kind: 'charge_answered' }>,
+  chargeStatus: string,
+): Transition {
+  const last = a.last ? { last_transaction: a.last } : {};
+  if (a.outcome !== 'successful' || a.period === TRIAL_PERIOD) return none(chargeStatus, last);
+  return none(chargeStatus, {
+    ...last,
+    paid_billing_cycles: Math.max(sub.paid_billing_cycles, a.period),
+    active_to: periodEnd(sub, plan, a.period),
+  });
+}
+
+/** The charge and its number, and what happens, when a subscription falls due. */
+export function whenDue(
+  sub: SubscriptionRow,
+  plan: Plan,
+): { kind: 'charge'; period: number } | { kind: 'end' } {
+  if (cyclesDone(sub, plan)) return { kind: 'end' };
+  return { kind: 'charge', period: nextPeriod(sub) };
+}
