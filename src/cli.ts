@@ -1,20 +1,19 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { resolveMasterKey } from './crypto/master-key.js';
-import { migrate } from './db/migrate.js';
-import { openDb } from './db/open.js';
+import { type ShopShown, storeCommands } from './control/commands.js';
+import { ControlError } from './control/protocol.js';
+import { runStoreCommand } from './control/run.js';
+import { holdDataDir } from './control/server.js';
+import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
-import { startRuntime } from './server.js';
-import { countShops, listShopRows } from './shops/repository.js';
-import {
-  type CreatedShop,
-  type CreateShopInput,
-  checkShopInput,
-  createShop,
-  ShopInputError,
-} from './shops/service.js';
+import { createLogger, startRuntime } from './server.js';
+import { countShops } from './shops/repository.js';
+import { type CreateShopInput, checkShopInput, ShopInputError } from './shops/service.js';
+
+/** Exit status when DATA_DIR is held by another process that cannot run the command. */
+const EXIT_STORE_BUSY = 3;
 
 const USAGE = `Usage: kopek <command>
 
@@ -27,8 +26,8 @@ Commands:
 
 Configuration comes from environment variables; see the README.`;
 
-function printShop(created: CreatedShop, publicUrl: string): void {
-  const { shop, secret } = created;
+function printShop(shop: ShopShown): void {
+  const { secret } = shop;
   console.log(
     `Shop id:     ${shop.id}${shop.test ? ' (test)' : ''}${shop.threeDs ? ' (3-D Secure on)' : ''}`,
   );
@@ -37,20 +36,45 @@ function printShop(created: CreatedShop, publicUrl: string): void {
   console.log(shop.publicKey.trim());
   console.log('\nTry it:');
   console.log(
-    `  curl -u ${shop.id}:${secret} -H 'Content-Type: application/json' ${publicUrl}/customers -d '{"email":"jane@example.com","ip":"203.0.113.7"}'`,
+    `  curl -u ${shop.id}:${secret} -H 'Content-Type: application/json' ${shop.publicUrl}/customers -d '{"email":"jane@example.com","ip":"203.0.113.7"}'`,
   );
 }
 
 async function serve(): Promise<void> {
   const config = loadConfig();
-  const runtime = await startRuntime(config);
-  const { app, db, masterKey, log } = runtime;
-  let sandbox: CreatedShop | undefined;
+  const log = createLogger(config);
+  // The embedded store is this process's alone; CLI commands reach it through the control socket.
+  const held = config.databaseUrl ? undefined : await holdDataDir(config.dataDir, log);
+  const { app, db, masterKey } = await startRuntime(config, log, held?.lock);
+  const deps = { db, clock: systemClock, masterKey, publicUrl: config.publicUrl };
+  let sandbox: ShopShown | undefined;
   if ((await countShops(db)) === 0) {
-    sandbox = await createShop({ db, clock: systemClock, masterKey }, { name: 'Sandbox shop', test: true });
+    sandbox = await storeCommands['shop create'].run(deps, { name: 'Sandbox shop', test: true });
   }
+  // Only now: a `kopek shop create` that arrives during the first start must not take the sandbox's place.
+  held?.ready(deps);
   await app.listen({ port: config.port, host: config.host });
   const stopSweep = startFingerprintSweep({ db, clock: systemClock, log });
+  // Before the banner: whoever waits for it (a supervisor, a test) may stop the server right away.
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    try {
+      stopSweep();
+      await held?.close();
+      await app.close();
+      await closeGatewayPools();
+      await db.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
   console.log(
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
   );
@@ -61,41 +85,8 @@ async function serve(): Promise<void> {
   console.log(`  Cabinet:  ${config.publicUrl}/cabinet`);
   if (sandbox) {
     console.log('\nCreated a sandbox shop on this first start:');
-    printShop(sandbox, config.publicUrl);
+    printShop(sandbox);
   }
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => process.exit(1), 25_000);
-    force.unref();
-    try {
-      stopSweep();
-      await app.close();
-      await closeGatewayPools();
-      await db.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-}
-
-async function withDb<T>(fn: (deps: Awaited<ReturnType<typeof openDeps>>) => Promise<T>): Promise<T> {
-  const deps = await openDeps();
-  try {
-    return await fn(deps);
-  } finally {
-    await deps.db.close();
-  }
-}
-
-async function openDeps() {
-  const config = loadConfig();
-  const db = await openDb(config);
-  return { config, db, masterKey: resolveMasterKey(config).key };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -105,13 +96,11 @@ async function main(argv: string[]): Promise<number> {
     return -1;
   }
   if (command === 'migrate') {
-    return withDb(async ({ db }) => {
-      const applied = await migrate(db);
-      console.log(
-        applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply; the schema is up to date.',
-      );
-      return 0;
-    });
+    const { applied } = await runStoreCommand(loadConfig(), 'migrate', {});
+    console.log(
+      applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply; the schema is up to date.',
+    );
+    return 0;
   }
   if (command === 'shop' && sub === 'create') {
     const { values } = parseArgs({
@@ -135,26 +124,17 @@ async function main(argv: string[]): Promise<number> {
       test: values.test,
     };
     checkShopInput(input);
-    return withDb(async ({ config, db, masterKey }) => {
-      await migrate(db);
-      const created = await createShop({ db, clock: systemClock, masterKey }, input);
-      printShop(created, config.publicUrl);
-      return 0;
-    });
+    printShop(await runStoreCommand(loadConfig(), 'shop create', input));
+    return 0;
   }
   if (command === 'shop' && sub === 'list') {
-    return withDb(async ({ db }) => {
-      await migrate(db);
-      const rows = await listShopRows(db);
-      if (rows.length === 0) console.log('No shops yet. Create one with: kopek shop create');
-      for (const r of rows) {
-        const flags = [r.test && 'test', r.three_ds && '3ds'].filter(Boolean).join(', ');
-        console.log(
-          `${r.id}\t${r.name}${flags ? `\t(${flags})` : ''}\tcreated ${r.created_at.toISOString()}`,
-        );
-      }
-      return 0;
-    });
+    const rows = await runStoreCommand(loadConfig(), 'shop list', {});
+    if (rows.length === 0) console.log('No shops yet. Create one with: kopek shop create');
+    for (const r of rows) {
+      const flags = [r.test && 'test', r.threeDs && '3ds'].filter(Boolean).join(', ');
+      console.log(`${r.id}\t${r.name}${flags ? `\t(${flags})` : ''}\tcreated ${r.createdAt}`);
+    }
+    return 0;
   }
   if (command === undefined || command === 'help' || command === '--help') {
     console.log(USAGE);
@@ -170,7 +150,13 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
+    if (err instanceof DataDirBusyError) {
+      console.error(err.message);
+      process.exit(EXIT_STORE_BUSY);
+    }
     if (err instanceof ConfigError || err instanceof ShopInputError) console.error(err.message);
+    else if (err instanceof ControlError && err.kind === 'input') console.error(err.message);
+    else if (err instanceof ControlError) console.error('kopek failed:', err.message);
     else if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       console.error(`${err.message}\n\n${USAGE}`);
     } else console.error('kopek failed:', err);

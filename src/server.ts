@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { resolveMasterKey } from './crypto/master-key.js';
+import type { DataDirLock } from './db/data-dir-lock.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
@@ -20,12 +21,19 @@ export function createLogger(config: Config): FastifyBaseLogger {
   return pino(pinoOptions(config.logLevel));
 }
 
-/** Opens the store, applies migrations and builds the app: what `kopek serve` runs before listening. */
-export async function startRuntime(config: Config, log = createLogger(config)): Promise<Runtime> {
+/**
+ * Opens the store, applies migrations and builds the app: what `kopek serve` runs before listening.
+ * `lock` is the DATA_DIR lock when the caller already took it for the embedded store.
+ */
+export async function startRuntime(
+  config: Config,
+  log = createLogger(config),
+  lock?: DataDirLock,
+): Promise<Runtime> {
   const { key: masterKey, generatedAt } = resolveMasterKey(config);
   if (generatedAt)
     log.warn({ file: generatedAt }, 'generated a master key for the embedded store; back this file up');
-  const db = await openDb(config);
+  const db = await openDb(config, lock);
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');

@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/db.js';
+import { migrate } from '../db/migrate.js';
+import { listShopRows } from '../shops/repository.js';
+import { type CreateShopInput, checkShopInput, createShop, ShopInputError } from '../shops/service.js';
+
+/** What a store command works with, in the CLI's own process or in the server that holds DATA_DIR. */
+export interface StoreDeps {
+  db: Db;
+  clock: Clock;
+  masterKey: Buffer;
+  /** The API's public address, for the examples the CLI prints. */
+  publicUrl: string;
+}
+
+/**
+ * A CLI command that needs the store. Its input and result are plain JSON, because the same command
+ * runs either here or, when a server holds the embedded store, in that server over the control socket.
+ */
+export interface StoreCommand<I, R> {
+  /** Checks an input that arrived over the socket; throws an input error. */
+  parse(raw: unknown): I;
+  run(deps: StoreDeps, input: I): Promise<R>;
+}
+
+export interface ShopShown {
+  id: number;
+  test: boolean;
+  threeDs: boolean;
+  publicKey: string;
+  /** Shown once; only its hash is stored. */
+  secret: string;
+  publicUrl: string;
+}
+
+export interface ShopListed {
+  id: number;
+  name: string;
+  test: boolean;
+  threeDs: boolean;
+  createdAt: string;
+}
+
+const command = <I, R>(c: StoreCommand<I, R>) => c;
+
+/** Every CLI command that needs the store; a new one is a new entry (and its printing in the CLI). */
+export const storeCommands = {
+  migrate: command({
+    parse: () => ({}),
+    run: async ({ db }) => ({ applied: await migrate(db) }),
+  }),
+  'shop create': command({
+    parse: parseCreateShopInput,
+    run: async (deps, input: CreateShopInput): Promise<ShopShown> => {
+      const { shop, secret } = await createShop(deps, input);
+      const { id, test, threeDs, publicKey } = shop;
+      return { id, test, threeDs, publicKey, secret, publicUrl: deps.publicUrl };
+    },
+  }),
+  'shop list': command({
+    parse: () => ({}),
+    run: async ({ db }): Promise<ShopListed[]> =>
+      (await listShopRows(db)).map((r) => ({
+        id: r.id,
+        name: r.name,
+        test: r.test,
+        threeDs: r.three_ds,
+        createdAt: r.created_at.toISOString(),
+      })),
+  }),
+};
+
+export type StoreCommandName = keyof typeof storeCommands;
+export type StoreInput<N extends StoreCommandName> = Parameters<(typeof storeCommands)[N]['run']>[1];
+export type StoreResult<N extends StoreCommandName> = Awaited<ReturnType<(typeof storeCommands)[N]['run']>>;
+
+export function isStoreCommand(name: string): name is StoreCommandName {
+  return Object.hasOwn(storeCommands, name);
+}
+
+/** Errors that mean "your input is wrong", told to the user as they are, without a stack. */
+export function isInputError(err: unknown): err is Error {
+  return err instanceof ShopInputError;
+}
+
+function parseCreateShopInput(raw: unknown): CreateShopInput {
+  if (typeof raw !== 'object' || raw === null) throw new ShopInputError('shop create takes an object');
+  const r = raw as Record<string, unknown>;
+  const input: CreateShopInput = {};
+  const take = <K extends 'id' | 'secret' | 'name' | 'threeDs' | 'test'>(key: K, type: string) => {
+    if (r[key] === undefined) return;
+    if (typeof r[key] !== type) throw new ShopInputError(`shop create: ${key} must be a ${type}`);
+    input[key] = r[key] as CreateShopInput[K];
+  };
+  take('id', 'number');
+  take('secret', 'string');
+  take('name', 'string');
+  take('threeDs', 'boolean');
+  take('test', 'boolean');
+  checkShopInput(input);
+  return input;
+}

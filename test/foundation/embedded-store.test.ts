@@ -1,0 +1,176 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanUp,
+  embeddedEnv,
+  freePort,
+  kopek,
+  type Started,
+  start,
+  waitForBanner,
+} from './kopek-process.js';
+
+// These tests start real processes on the embedded store: one per DATA_DIR must be the rule.
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kopek-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+// One store for the tests that need a server or a migrated store, used by one process after another:
+// a fresh store costs a first start its migrations.
+let storeDir: string;
+beforeAll(() => {
+  storeDir = tempDir();
+});
+
+afterAll(() => {
+  cleanUp();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function lockOf(dir: string): { pid: number; socket?: string } | undefined {
+  const file = join(dir, 'kopek.lock');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
+/** A pid that belonged to a process and no longer does. */
+async function deadPid(): Promise<number> {
+  const s = start(process.execPath, ['-e', ''], process.env);
+  await s.exited;
+  return s.child.pid as number;
+}
+
+async function get(url: string, auth: string): Promise<number> {
+  const res = await fetch(url, {
+    headers: { authorization: `Basic ${Buffer.from(auth).toString('base64')}` },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe('a running server and the CLI on one embedded store', { timeout: 180_000 }, () => {
+  let dir: string;
+  let port: number;
+  let env: NodeJS.ProcessEnv;
+  let server: Started;
+  let auth: string;
+
+  beforeAll(async () => {
+    dir = storeDir;
+    port = await freePort();
+    env = embeddedEnv(dir, port);
+    server = start(process.execPath, ['bin/kopek.js', 'serve'], env);
+    await waitForBanner(server);
+  }, 120_000);
+
+  it('shop create goes through the server: the running server accepts the new key', async () => {
+    const run = await kopek(env, 'shop', 'create', '--3ds', '--test');
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/Shop id:\s+2 \(test\) \(3-D Secure on\)/);
+    const curl = run.output.match(/curl -u (\d+:[0-9a-f]{64}) /);
+    expect(curl, run.output).not.toBeNull();
+    auth = curl?.[1] as string;
+    expect(run.output).toContain(`http://127.0.0.1:${port}/customers`);
+    expect(await get(`http://127.0.0.1:${port}/customers`, auth)).toBe(200);
+  });
+
+  it('shop list and migrate go through the server too', async () => {
+    const listed = await kopek(env, 'shop', 'list');
+    expect(listed.code, listed.output).toBe(0);
+    expect(listed.output).toMatch(/^1\tSandbox shop\t\(test\)\tcreated /m);
+    expect(listed.output).toMatch(/^2\tSandbox shop\t\(test, 3ds\)\tcreated /m);
+    const migrated = await kopek(env, 'migrate');
+    expect(migrated.code, migrated.output).toBe(0);
+    expect(migrated.output).toContain('Nothing to apply; the schema is up to date.');
+  });
+
+  it('a second server on the same DATA_DIR is refused, and the first keeps the store', async () => {
+    const holder = lockOf(dir);
+    expect(holder?.pid).toBe(server.child.pid);
+    const second = start(process.execPath, ['bin/kopek.js', 'serve'], embeddedEnv(dir, await freePort()));
+    const { code } = await second.exited;
+    expect(code).toBe(3);
+    expect(second.output()).toContain(
+      `The embedded store in ${dir} is in use by process ${server.child.pid}`,
+    );
+    expect(lockOf(dir)).toEqual(holder);
+    expect(await get(`http://127.0.0.1:${port}/customers`, auth)).toBe(200);
+  });
+
+  it('after a restart the shop is still there', async () => {
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    expect(lockOf(dir)).toBeUndefined();
+    server = start(process.execPath, ['bin/kopek.js', 'serve'], env);
+    await waitForBanner(server);
+    expect(await get(`http://127.0.0.1:${port}/customers`, auth)).toBe(200);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+});
+
+describe('the DATA_DIR lock', { timeout: 120_000 }, () => {
+  it('a live holder that does not answer: the CLI says so, exits 3 and changes nothing', async () => {
+    const dir = tempDir();
+    // This test process is alive and is no Kopek server.
+    const lock = JSON.stringify({
+      pid: process.pid,
+      command: 'kopek serve',
+      socket: join(dir, 'control', 'kopek.sock'),
+      since: '2026-01-01T00:00:00.000Z',
+    });
+    writeFileSync(join(dir, 'kopek.lock'), lock);
+    const run = await kopek(embeddedEnv(dir), 'shop', 'create', '--test');
+    expect(run.code, run.output).toBe(3);
+    expect(run.output).toContain(`is in use by process ${process.pid}`);
+    expect(run.output).toContain('does not answer on its control socket');
+    expect(run.output).not.toContain('Secret key');
+    expect(existsSync(join(dir, 'pglite'))).toBe(false);
+    expect(readFileSync(join(dir, 'kopek.lock'), 'utf8')).toBe(lock);
+  });
+
+  it('a stale lock, left by a process that is gone, is taken over and released', async () => {
+    const dir = storeDir;
+    const pid = await deadPid();
+    const socket = join(dir, 'control', 'kopek.sock');
+    writeFileSync(
+      join(dir, 'kopek.lock'),
+      JSON.stringify({ pid, command: 'kopek serve', socket, since: 'x' }),
+    );
+    const run = await kopek(embeddedEnv(dir), 'migrate');
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/Applied: 001_|Nothing to apply/);
+    expect(lockOf(dir)).toBeUndefined();
+  });
+
+  it('of several processes finding the same stale lock, exactly one takes it', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'kopek.lock'),
+      JSON.stringify({ pid: await deadPid(), command: 'x', since: 'x' }),
+    );
+    // Each waits for the same moment, tries once, and holds what it got until all have tried.
+    const at = Date.now() + 3000;
+    const script = `
+      import { DataDirLock, tryLockDataDir } from './src/db/data-dir-lock.ts';
+      await new Promise((r) => setTimeout(r, ${at} - Date.now()));
+      const got = await tryLockDataDir(${JSON.stringify(dir)}, { command: 'race' });
+      console.log(got instanceof DataDirLock ? 'won' : 'lost');
+      await new Promise((r) => setTimeout(r, 2000));
+    `;
+    const racers = Array.from({ length: 6 }, () =>
+      start(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], process.env),
+    );
+    await Promise.all(racers.map((r) => r.exited));
+    const results = racers.map((r) => r.output().trim());
+    expect(
+      results.filter((r) => r === 'won'),
+      results.join('\n'),
+    ).toHaveLength(1);
+    expect(results.filter((r) => r === 'lost')).toHaveLength(5);
+  });
+});

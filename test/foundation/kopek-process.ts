@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started = new Set<ChildProcess>();
+
+/**
+ * The environment of a Kopek process on the embedded store in `dataDir`, whatever store the test run
+ * itself uses.
+ */
+export function embeddedEnv(dataDir: string, port = 0): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'warn',
+  };
+  for (const name of ['DATABASE_URL', 'KOPEK_MASTER_KEY', 'NODE_OPTIONS', 'GATEWAY_URL', 'CHECKOUT_URL'])
+    delete env[name];
+  return env;
+}
+
+/** Starts a command in its own process group, so that cleanUp also reaches whatever it started. */
+export function start(command: string, args: string[], env: NodeJS.ProcessEnv): Started {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  started.add(child);
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+/** Runs the CLI (bin/kopek.js, as `npx kopek` does) to its end. */
+export async function kopek(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const run = start(process.execPath, ['bin/kopek.js', ...args], env);
+  const { code } = await run.exited;
+  return { code, output: run.output() };
+}
+
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 60_000) {
+  const until = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits for the server's banner; fails at once, with its output, if it exits instead. */
+export async function waitForBanner(s: Started): Promise<void> {
+  let gone = false;
+  void s.exited.then(() => {
+    gone = true;
+  });
+  await waitFor('the banner', () => {
+    if (gone) throw new Error(`the server exited before it was running:\n${s.output()}`);
+    return s.output().includes('Kopek is running');
+  });
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kills every process group a test started that may still be there. */
+export function cleanUp(): void {
+  for (const child of started) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  started.clear();
+}
