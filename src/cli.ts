@@ -75,6 +75,15 @@ async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Started through npm (`npx kopek serve`), this process sits under a shell that npm's forwarded
+  // SIGTERM kills without passing it on: the server goes when that parent does, instead of living on
+  // as an orphan that still holds the store.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void shutdown('parent exited');
+    }, 500).unref();
+  }
   console.log(
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
   );

@@ -1,14 +1,17 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  alive,
   cleanUp,
   embeddedEnv,
   freePort,
   kopek,
   type Started,
   start,
+  waitFor,
   waitForBanner,
 } from './kopek-process.js';
 
@@ -50,6 +53,17 @@ async function get(url: string, auth: string): Promise<number> {
   });
   await res.arrayBuffer();
   return res.status;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 describe('a running server and the CLI on one embedded store', { timeout: 180_000 }, () => {
@@ -172,5 +186,37 @@ describe('the DATA_DIR lock', { timeout: 120_000 }, () => {
       results.join('\n'),
     ).toHaveLength(1);
     expect(results.filter((r) => r === 'lost')).toHaveLength(5);
+  });
+});
+
+describe('stopping a server started through npm', { timeout: 120_000 }, () => {
+  afterEach(() => cleanUp());
+
+  // The process a user starts is the one that stops: nothing may stay behind holding the store.
+  async function stopsEverything(command: string, args: string[], signal: NodeJS.Signals) {
+    const dir = storeDir;
+    const port = await freePort();
+    const s = start(command, args, embeddedEnv(dir, port));
+    await waitForBanner(s);
+    const serverPid = lockOf(dir)?.pid as number;
+    expect(alive(serverPid)).toBe(true);
+    expect(serverPid).not.toBe(s.child.pid);
+    s.child.kill(signal);
+    await s.exited;
+    await waitFor('the server to exit', () => !alive(serverPid), 10_000);
+    expect(await portOpen(port)).toBe(false);
+    expect(lockOf(dir), s.output()).toBeUndefined();
+  }
+
+  it('SIGTERM to `npm start` stops the server', async () => {
+    await stopsEverything('npm', ['start'], 'SIGTERM');
+  });
+
+  it('so does SIGINT', async () => {
+    await stopsEverything('npm', ['start'], 'SIGINT');
+  });
+
+  it('SIGTERM to `npx kopek serve` stops the server', async () => {
+    await stopsEverything('npx', ['kopek', 'serve'], 'SIGTERM');
   });
 });
