@@ -27,6 +27,11 @@ export type Happened =
   | { kind: 'charge_unknown'; period: number; last: TransactionSummary | null }
   /** The scheduler takes a due renewal (or the charge that ends a trial). */
   | { kind: 'renewal_claimed'; period: number; lease: Date }
+  /**
+   * The scheduler looks at the subscription again at `until`: while an open attempt waits for its
+   * outcome, or at once after an attempt was proven never to have reached the gateway.
+   */
+  | { kind: 'lease'; until: Date }
   /** The shop cancels. */
   | { kind: 'canceled'; reason: string }
   /** The last of a finite plan's billing cycles has run out. */
@@ -118,6 +123,8 @@ export function transition(
         chargeStatus: null,
         events: sub.state === 'trial' ? ['trial_ended.subscription'] : [],
       };
+    case 'lease':
+      return none(null, sub.cancelled_at ? {} : { renew_at: happened.until });
     case 'charge_unknown':
       return none('unknown', happened.last ? { last_transaction: happened.last } : {});
     case 'charge_answered':

@@ -13,6 +13,9 @@ ALTER TABLE subscription_charges ADD CONSTRAINT subscription_charges_status_chec
   CHECK (status IN ('pending', 'unknown', 'successful', 'failed', 'incomplete', 'error', 'abandoned'));
 CREATE INDEX subscription_charges_open ON subscription_charges (subscription_id)
   WHERE status IN ('pending', 'unknown', 'incomplete');
+-- However many attempts a period takes, at most one of them is paid.
+CREATE UNIQUE INDEX subscription_charges_paid_once ON subscription_charges (subscription_id, period)
+  WHERE status = 'successful';
 
 -- The outbox: written in the same transaction as the change it announces; deliverers only read it.
 CREATE TABLE events (

@@ -1,0 +1,92 @@
+import type { Queryable, Tx } from '../db/db.js';
+import type { PlanRow } from '../plans/repository.js';
+import type { ShopRow } from '../shops/repository.js';
+import type { ChargeRow } from '../subscriptions/charge-records.js';
+import type { SubscriptionRow } from '../subscriptions/repository.js';
+
+/**
+ * The scheduler's questions to the store. The subscriptions table is the queue: a subscription is
+ * due when its renew_at has passed on its shop's clock (real time, plus a test shop's offset).
+ */
+
+const DUE = `s.cancelled_at IS NULL AND s.renew_at IS NOT NULL
+  AND s.renew_at <= $1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
+
+/**
+ * Locks up to `limit` due subscriptions, oldest first, skipping those another run holds: any number
+ * of instances claim disjoint batches. `shopId` limits the run to one shop (a test clock's advance).
+ */
+export function lockDue(tx: Tx, now: Date, limit: number, shopId?: number): Promise<SubscriptionRow[]> {
+  const params: unknown[] = [now, limit];
+  let shop = '';
+  if (shopId !== undefined) {
+    params.push(shopId);
+    shop = 'AND s.shop_id = $3';
+  }
+  return tx.query<SubscriptionRow>(
+    `SELECT s.* FROM subscriptions s JOIN shops sh ON sh.id = s.shop_id
+     WHERE ${DUE} ${shop}
+     ORDER BY s.renew_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+    params,
+  );
+}
+
+export function plansByIds(db: Queryable, ids: string[]): Promise<PlanRow[]> {
+  return db.query<PlanRow>('SELECT * FROM plans WHERE id = ANY($1::text[])', [ids]);
+}
+
+export function shopsByIds(db: Queryable, ids: number[]): Promise<ShopRow[]> {
+  return db.query<ShopRow>('SELECT * FROM shops WHERE id = ANY($1::int[])', [ids]);
+}
+
+/** The attempts still waiting for an outcome among these subscriptions'. */
+export function openAttempts(db: Queryable, subscriptionIds: string[]): Promise<ChargeRow[]> {
+  return db.query<ChargeRow>(
+    `SELECT * FROM subscription_charges
+     WHERE subscription_id = ANY($1::text[]) AND status IN ('pending', 'unknown')`,
+    [subscriptionIds],
+  );
+}
+
+/** The highest attempt so far at each subscription's charge of a period. */
+export async function lastAttempts(
+  db: Queryable,
+  wanted: { id: string; period: number }[],
+): Promise<Map<string, number>> {
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query<{ subscription_id: string; attempt: number }>(
+    `SELECT c.subscription_id, max(c.attempt)::int AS attempt
+     FROM subscription_charges c
+     JOIN unnest($1::text[], $2::int[]) AS w (id, period) ON w.id = c.subscription_id AND w.period = c.period
+     GROUP BY c.subscription_id`,
+    [wanted.map((w) => w.id), wanted.map((w) => w.period)],
+  );
+  return new Map(rows.map((r) => [r.subscription_id, r.attempt]));
+}
+
+export interface Backlog {
+  due: number;
+  /** Seconds since the oldest due subscription fell due; 0 when none is. */
+  oldestSeconds: number;
+}
+
+/** How much is due now and how late the oldest is: the billing lag. */
+export async function dueBacklog(db: Queryable, now: Date): Promise<Backlog> {
+  const [row] = await db.query<{ due: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS due, min(s.renew_at) AS oldest
+     FROM subscriptions s JOIN shops sh ON sh.id = s.shop_id WHERE ${DUE}`,
+    [now],
+  );
+  const oldest = row?.oldest ? (now.getTime() - row.oldest.getTime()) / 1000 : 0;
+  return { due: row?.due ?? 0, oldestSeconds: Math.max(0, oldest) };
+}
+
+/** The earliest instant something of this shop falls due, on the store's own timeline (renew_at). */
+export async function nextDueOfShop(db: Queryable, shopId: number): Promise<Date | undefined> {
+  const [row] = await db.query<{ at: Date | null }>(
+    `SELECT min(renew_at) AS at FROM subscriptions
+     WHERE shop_id = $1 AND cancelled_at IS NULL AND renew_at IS NOT NULL`,
+    [shopId],
+  );
+  return row?.at ?? undefined;
+}
