@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { type ShopShown, storeCommands } from './control/commands.js';
@@ -8,6 +9,7 @@ import { holdDataDir } from './control/server.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
+import { startIdempotencyPurge } from './http/idempotency.js';
 import { createLogger, startRuntime } from './server.js';
 import { countShops } from './shops/repository.js';
 import { type CreateShopInput, checkShopInput, ShopInputError } from './shops/service.js';
@@ -23,6 +25,7 @@ Commands:
   shop create [--id N] [--secret HEX64] [--3ds] [--test] [--name NAME]
                              create a shop; prints its id, secret key and notification public key
   shop list                  list shops
+  bill                       bill everything due now, once; prints what it did
 
 Configuration comes from environment variables; see the README.`;
 
@@ -46,7 +49,7 @@ async function serve(): Promise<void> {
   // The embedded store is this process's alone; CLI commands reach it through the control socket.
   const held = config.databaseUrl ? undefined : await holdDataDir(config.dataDir, log);
   const { app, db, masterKey } = await startRuntime(config, log, held?.lock);
-  const deps = { db, clock: systemClock, masterKey, publicUrl: config.publicUrl };
+  const deps = { db, clock: systemClock, masterKey, publicUrl: config.publicUrl, config, log };
   let sandbox: ShopShown | undefined;
   if ((await countShops(db)) === 0) {
     sandbox = await storeCommands['shop create'].run(deps, { name: 'Sandbox shop', test: true });
@@ -55,6 +58,10 @@ async function serve(): Promise<void> {
   held?.ready(deps);
   await app.listen({ port: config.port, host: config.host });
   const stopSweep = startFingerprintSweep({ db, clock: systemClock, log });
+  const stopPurge = startIdempotencyPurge({ db, clock: systemClock, log });
+  const stopBilling = config.billing
+    ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
+    : undefined;
   // Before the banner: whoever waits for it (a supervisor, a test) may stop the server right away.
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -65,6 +72,8 @@ async function serve(): Promise<void> {
     force.unref();
     try {
       stopSweep();
+      stopPurge();
+      await stopBilling?.();
       await held?.close();
       await app.close();
       await closeGatewayPools();
@@ -143,6 +152,13 @@ async function main(argv: string[]): Promise<number> {
       const flags = [r.test && 'test', r.threeDs && '3ds'].filter(Boolean).join(', ');
       console.log(`${r.id}\t${r.name}${flags ? `\t(${flags})` : ''}\tcreated ${r.createdAt}`);
     }
+    return 0;
+  }
+  if (command === 'bill' && sub === undefined) {
+    const s = await runStoreCommand(loadConfig(), 'bill', {});
+    console.log(
+      `Billed: ${s.charged} charge attempt${s.charged === 1 ? '' : 's'} (${s.successful} successful, ${s.failed} failed, ${s.errors} error, ${s.unknown} unknown); ${s.resolved} open attempt${s.resolved === 1 ? '' : 's'} resolved; ${s.ended} subscription${s.ended === 1 ? '' : 's'} ended after their last cycle.`,
+    );
     return 0;
   }
   if (command === undefined || command === 'help' || command === '--help') {

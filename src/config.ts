@@ -26,6 +26,10 @@ export interface Config {
   logLevel: LogLevel;
   bodyLimit: number;
   proofMaxBytes: number;
+  /** Whether `kopek serve` runs the billing engine (BILLING=off turns it off for an instance). */
+  billing: boolean;
+  /** How often the billing engine looks for due subscriptions (BILLING_INTERVAL_MS). */
+  billingIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +127,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`DATABASE_PREPARE must be true or false, got "${prepareRaw}"`);
   const databasePrepare = prepareRaw !== 'false';
   const proofMaxBytes = int('PROOF_MAX_BYTES', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024);
+  const billingRaw = (value('BILLING') ?? 'on').toLowerCase();
+  if (billingRaw !== 'on' && billingRaw !== 'off')
+    problems.push(`BILLING must be on or off, got "${billingRaw}"`);
+  const billingIntervalMs = int('BILLING_INTERVAL_MS', 1000, 50, 3_600_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -141,5 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimit,
     proofMaxBytes,
+    billing: billingRaw !== 'off',
+    billingIntervalMs,
   };
 }

@@ -1,4 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { type BillingSummary, billDue } from '../billing/renew.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import { migrate } from '../db/migrate.js';
 import { listShopRows } from '../shops/repository.js';
@@ -11,6 +14,8 @@ export interface StoreDeps {
   masterKey: Buffer;
   /** The API's public address, for the examples the CLI prints. */
   publicUrl: string;
+  config: Config;
+  log: FastifyBaseLogger;
 }
 
 /**
@@ -56,6 +61,11 @@ export const storeCommands = {
       const { id, test, threeDs, publicKey } = shop;
       return { id, test, threeDs, publicKey, secret, publicUrl: deps.publicUrl };
     },
+  }),
+  /** Bills everything due now, once, and tells what it did. */
+  bill: command({
+    parse: () => ({}),
+    run: async (deps): Promise<BillingSummary> => billDue(deps),
   }),
   'shop list': command({
     parse: () => ({}),

@@ -1,9 +1,12 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import { resolveMasterKey } from '../crypto/master-key.js';
 import { DataDirBusyError, DataDirLock, tryLockDataDir } from '../db/data-dir-lock.js';
 import { migrate } from '../db/migrate.js';
 import { openDb } from '../db/open.js';
+import { pinoOptions } from '../http/logger.js';
 import { askServer, unwrapAnswer } from './client.js';
 import {
   type StoreCommand,
@@ -64,6 +67,8 @@ async function runHere<N extends StoreCommandName>(
       clock: systemClock,
       masterKey: resolveMasterKey(config).key,
       publicUrl: config.publicUrl,
+      config,
+      log: pino(pinoOptions(config.logLevel)) as FastifyBaseLogger,
     };
     if (name !== 'migrate') await migrate(db);
     const command = storeCommands[name] as unknown as StoreCommand<StoreInput<N>, StoreResult<N>>;

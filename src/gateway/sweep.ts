@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/db.js';
+import { every } from '../periodic.js';
 import { DUPLICATE_WINDOW_MS } from './charge.js';
 import { sweepFingerprints } from './repository.js';
 
@@ -14,20 +15,7 @@ export function startFingerprintSweep(
   deps: { db: Db; clock: Clock; log: FastifyBaseLogger },
   everyMs = 30_000,
 ): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    const before = new Date(deps.clock.now().getTime() - DUPLICATE_WINDOW_MS);
-    sweepFingerprints(deps.db, before)
-      .then((removed) => {
-        if (removed > 0) deps.log.debug({ removed }, 'swept expired charge fingerprints');
-      })
-      .catch((err: unknown) => deps.log.warn({ err }, 'sweeping charge fingerprints failed; retrying later'))
-      .finally(() => {
-        running = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return every(everyMs, deps.log, 'swept expired charge fingerprints', () =>
+    sweepFingerprints(deps.db, new Date(deps.clock.now().getTime() - DUPLICATE_WINDOW_MS)),
+  );
 }

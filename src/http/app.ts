@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
@@ -62,7 +63,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   registerNotFound(app);
   registerAuth(app, new ShopAuthenticator(db, undefined, config.gatewayToken));
   registerIdempotency(app, db, clock, opts.masterKey);
-  registerMetrics(app);
+  app.decorate('metrics', registerMetrics(app));
 
   await app.register(swagger, {
     openapi: {
@@ -104,5 +105,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** The registry /metrics answers from: other parts of a serving process add their metrics here. */
+    metrics: Registry;
   }
 }

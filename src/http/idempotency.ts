@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { deriveKey } from '../crypto/secretbox.js';
 import type { Db, Tx } from '../db/db.js';
 import { type HeldTx, holdTransaction } from '../db/held.js';
+import { every } from '../periodic.js';
 import { ApiError } from './errors.js';
 
 /** How long a key is kept. */
@@ -177,4 +178,14 @@ export async function purgeIdempotencyKeys(db: Db, clock: Clock): Promise<number
     [new Date(clock.now().getTime() - KEEP_MS)],
   );
   return rows[0]?.n ?? 0;
+}
+
+/** Purges expired keys every `everyMs` in a serving process; returns the function that stops it. */
+export function startIdempotencyPurge(
+  deps: { db: Db; clock: Clock; log: FastifyBaseLogger },
+  everyMs = 10 * 60_000,
+): () => void {
+  return every(everyMs, deps.log, 'purged expired idempotency keys', () =>
+    purgeIdempotencyKeys(deps.db, deps.clock),
+  );
 }

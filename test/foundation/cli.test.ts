@@ -125,6 +125,14 @@ describe('kopek CLI', { timeout: 120_000 }, () => {
     expect(run.stdout).toContain('Nothing to apply; the schema is up to date.');
   });
 
+  it('bill runs what is due once, says what it did and exits 0', async () => {
+    const run = await kopek('bill');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      /^Billed: 0 charge attempts \(0 successful, 0 failed, 0 error, 0 unknown\); 0 open attempts resolved; 0 subscriptions ended/,
+    );
+  });
+
   it('an unknown command or option exits non-zero with the usage', async () => {
     const bogus = await kopek('bogus');
     expect(bogus.code).toBe(2);

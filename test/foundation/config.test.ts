@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimit: 1024 * 1024,
       proofMaxBytes: 10 * 1024 * 1024,
+      billing: true,
+      billingIntervalMs: 1000,
     });
   });
 
@@ -149,6 +151,18 @@ describe('loadConfig', () => {
     // The message lists them too, one per line, for the operator reading the crash.
     for (const p of error?.problems ?? []) expect(error?.message).toContain(p);
     expect(error?.message.split('\n')).toHaveLength(6);
+  });
+
+  it('runs the billing engine unless BILLING=off, and checks the value and the interval', () => {
+    expect(loadConfig({})).toMatchObject({ billing: true, billingIntervalMs: 1000 });
+    expect(loadConfig({ BILLING: 'OFF', BILLING_INTERVAL_MS: '250' })).toMatchObject({
+      billing: false,
+      billingIntervalMs: 250,
+    });
+    expect(problemsOf({ BILLING: 'sometimes' })).toEqual(['BILLING must be on or off, got "sometimes"']);
+    expect(problemsOf({ BILLING_INTERVAL_MS: '0' })[0]).toMatch(
+      /^BILLING_INTERVAL_MS must be a whole number/,
+    );
   });
 
   it('does not leak the master key into a problem message', () => {
