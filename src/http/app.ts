@@ -37,6 +37,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    // A tracking id may be 255 characters, and each may arrive percent-encoded: the router's default
+    // of 100 would answer 414 to a lookup of a valid one.
+    routerOptions: { maxParamLength: 768 },
     frameworkErrors: answerUnroutable,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },

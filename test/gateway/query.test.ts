@@ -53,6 +53,16 @@ describe('query by tracking_id', () => {
     const res = await g.api.get(`/v2/transactions/tracking_id/${encodeURIComponent('order 7/b')}`);
     expect(res.body.transactions).toHaveLength(1);
   });
+
+  it('finds a tracking_id of the full 255 characters, even percent-encoded', async () => {
+    const long = `${'t/'.repeat(127)}z`;
+    expect(long).toHaveLength(255);
+    const paid = (await g.pay({ tracking_id: long })).body.transaction;
+    const res = await g.api.get(`/v2/transactions/tracking_id/${encodeURIComponent(long)}`);
+    expect(res.status).toBe(200);
+    expect(res.body.transactions.map((t: { uid: string }) => t.uid)).toEqual([paid.uid]);
+  });
+
   it("answers the same at /transactions/tracking_id/{id}, the path the platform's clients call", async () => {
     const a = (await g.pay({ tracking_id: 'q-v1' })).body.transaction;
     await (await gatewayShop()).pay({ tracking_id: 'q-v1' });
