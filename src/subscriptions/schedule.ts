@@ -1,4 +1,4 @@
-import { addInterval } from '../billing/interval.js';
+import { addInterval, localDayOfMonth } from '../billing/interval.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionRow, SubscriptionState } from './repository.js';
 
@@ -22,16 +22,16 @@ export interface FirstSchedule {
  * its interval; a free trial charges nothing until it ends; without a trial the first regular
  * period is charged now.
  */
-export function firstSchedule(plan: Plan, start: Date): FirstSchedule {
+export function firstSchedule(plan: Plan, start: Date, timeZone = 'UTC'): FirstSchedule {
   if (plan.trial) {
-    const trialEnd = addInterval(start, plan.trial.interval, plan.trial.interval_unit);
+    const trialEnd = addInterval(start, plan.trial.interval, plan.trial.interval_unit, undefined, timeZone);
     const paid = plan.trial.amount > 0;
     // A calendar trial may end clamped (Jan 31 + 1 month = Feb 28); the months after it keep the 31st.
     const calendarTrial = plan.trial.interval_unit === 'month' || plan.trial.interval_unit === 'year';
     return {
       state: paid ? 'trial_processing' : 'trial',
       anchor: trialEnd,
-      anchorDay: (calendarTrial ? start : trialEnd).getUTCDate(),
+      anchorDay: localDayOfMonth(calendarTrial ? start : trialEnd, timeZone),
       renewAt: trialEnd,
       activeTo: trialEnd,
       charge: paid ? { period: TRIAL_PERIOD, amount: plan.trial.amount } : null,
@@ -40,7 +40,7 @@ export function firstSchedule(plan: Plan, start: Date): FirstSchedule {
   return {
     state: 'processing',
     anchor: start,
-    anchorDay: start.getUTCDate(),
+    anchorDay: localDayOfMonth(start, timeZone),
     renewAt: null,
     activeTo: null,
     charge: { period: 1, amount: plan.plan.amount },
@@ -55,8 +55,15 @@ export function periodEnd(
   sub: Pick<SubscriptionRow, 'billing_anchor' | 'billing_day'>,
   plan: Plan,
   n: number,
+  timeZone = 'UTC',
 ): Date {
-  return addInterval(sub.billing_anchor, n * plan.plan.interval, plan.plan.interval_unit, sub.billing_day);
+  return addInterval(
+    sub.billing_anchor,
+    n * plan.plan.interval,
+    plan.plan.interval_unit,
+    sub.billing_day,
+    timeZone,
+  );
 }
 
 /** Whether a finite plan has charged every cycle it has: the subscription then ends with its last period. */

@@ -1,3 +1,4 @@
+import { localDayOfMonth } from '../billing/interval.js';
 import { rulesFor } from '../billing/rules.js';
 import type { CardInput } from '../cards/validation.js';
 import type { CardRecord } from '../cards/vault.js';
@@ -113,7 +114,7 @@ function newSubscription(
     language: input.language,
     dynamic_billing_descriptor: input.dynamicBillingDescriptor,
     billing_anchor: p.schedule?.anchor ?? p.now,
-    billing_day: p.schedule?.anchorDay ?? p.now.getUTCDate(),
+    billing_day: p.schedule?.anchorDay ?? localDayOfMonth(p.now, ctx.shop.timeZone),
     renew_at: p.schedule?.renewAt ?? null,
     active_to: p.schedule?.activeTo ?? null,
   };
@@ -138,7 +139,7 @@ async function createWithPlannedCharge(
   const planData: PlanData | undefined = 'create' in input.plan ? input.plan.create : undefined;
   const newPlan = planData && newPlanRow(ctx.shop.id, newId('pln'), planData, now);
   const plan = 'existing' in input.plan ? input.plan.existing : toPlan(newPlan as PlanRow);
-  const schedule = firstSchedule(plan, now);
+  const schedule = firstSchedule(plan, now, ctx.shop.timeZone);
   const charge = schedule.charge;
   if (!charge) return undefined;
   const existingCustomer =
@@ -228,7 +229,7 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     else if (input.customer) {
       customer = await insertCustomer(tx, ctx.shop.id, { id: newId('cst'), ...input.customer.create }, now);
     }
-    const schedule = card ? firstSchedule(plan, now) : undefined;
+    const schedule = card ? firstSchedule(plan, now, ctx.shop.timeZone) : undefined;
     const sub = await insertSubscription(
       tx,
       newSubscription(ctx, input, {

@@ -58,6 +58,8 @@ export type RetryRule = (outcome: 'failed' | 'error', failuresSoFar: number, fai
 
 export interface Rules {
   retryAt: RetryRule;
+  /** The shop's zone: month and year periods keep their day and time of day there. */
+  timeZone: string;
 }
 
 /** States in which the subscription waits for the answer to its very first charge. */
@@ -147,9 +149,9 @@ function answered(
   if (a.outcome === 'incomplete') {
     return none(chargeStatus, FIRST_CHARGE_STATES.has(sub.state) ? { state: 'redirecting', ...last } : last);
   }
-  if (sub.cancelled_at) return late(sub, plan, a, chargeStatus);
+  if (sub.cancelled_at) return late(sub, plan, a, chargeStatus, rules.timeZone);
 
-  if (a.outcome === 'successful') return paid(sub, plan, a.period, chargeStatus, last);
+  if (a.outcome === 'successful') return paid(sub, plan, a.period, chargeStatus, last, rules.timeZone);
 
   const failures = sub.number_failed_payment_attempts + 1;
   const reason = a.message ?? 'no message';
@@ -201,6 +203,7 @@ function paid(
   period: number,
   chargeStatus: string,
   last: SubscriptionChange,
+  timeZone: string,
 ): Transition {
   if (period === TRIAL_PERIOD) {
     return {
@@ -209,7 +212,7 @@ function paid(
       events: ['trial_started.subscription'],
     };
   }
-  const end = periodEnd(sub, plan, period);
+  const end = periodEnd(sub, plan, period, timeZone);
   const first = !hadEarlierSuccess(sub, plan, period) && sub.paid_billing_cycles === 0;
   return {
     change: {
@@ -237,13 +240,14 @@ function late(
   plan: Plan,
   a: Extract<Happened, { kind: 'charge_answered' }>,
   chargeStatus: string,
+  timeZone: string,
 ): Transition {
   const last = a.last ? { last_transaction: a.last } : {};
   if (a.outcome !== 'successful' || a.period === TRIAL_PERIOD) return none(chargeStatus, last);
   return none(chargeStatus, {
     ...last,
     paid_billing_cycles: Math.max(sub.paid_billing_cycles, a.period),
-    active_to: periodEnd(sub, plan, a.period),
+    active_to: periodEnd(sub, plan, a.period, timeZone),
   });
 }
 

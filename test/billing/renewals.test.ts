@@ -37,8 +37,10 @@ interface Setup {
   api: Client;
 }
 
-async function setup(): Promise<Setup> {
+async function setup(timeZone?: string): Promise<Setup> {
   const shop = await newShop(h);
+  // Before the shop's first request, which caches it.
+  if (timeZone) await h.db.query('UPDATE shops SET time_zone = $2 WHERE id = $1', [shop.shop.id, timeZone]);
   return { shop, api: client(h, shop) };
 }
 
@@ -138,6 +140,36 @@ describe('renewals', () => {
       const events = await eventsOf(created.id);
       expect(events.filter((e) => e === 'renewed.subscription')).toHaveLength(12);
       expect(events.slice(0, 2)).toEqual(['created.subscription', 'activated.subscription']);
+    }));
+
+  it('keeps the local day and time of month periods in a shop time zone, across DST', () =>
+    withSavedClock(async () => {
+      const s = await setup('America/New_York');
+      // Jan 31, 21:30 in New York is already Feb 1 in UTC: the local day is what the shop bills by.
+      h.clock.set('2026-02-01T02:30:00.000Z');
+      const created = await subscribe(s);
+      const dates = await billThrough(s, created.id, '2026-06-01T00:00:00.000Z');
+      expect(dates).toEqual([
+        '2026-03-01T02:30:00.000Z', // Feb 28, 21:30 EST
+        '2026-04-01T01:30:00.000Z', // Mar 31, 21:30 EDT: the clocks moved, the local time did not
+        '2026-05-01T01:30:00.000Z', // Apr 30, 21:30 EDT
+      ]);
+      expect((await read(s, created.id)).renew_at).toBe('2026-06-01T01:30:00.000Z'); // May 31, 21:30 EDT
+    }));
+
+  it('bills an hourly plan every 3,600 s across a DST change in a non-UTC shop', () =>
+    withSavedClock(async () => {
+      const s = await setup('America/New_York');
+      // New York falls back at 06:00 UTC on Nov 1, 2026: 01:00-02:00 local happens twice.
+      h.clock.set('2026-11-01T03:00:00.000Z');
+      const created = await subscribe(s, {
+        plan: monthly({ plan: { amount: 500, interval: 1, interval_unit: 'hour' } }),
+      });
+      const dates = await billThrough(s, created.id, '2026-11-01T09:00:00.000Z');
+      expect(dates).toEqual(
+        [4, 5, 6, 7, 8, 9].map((hour) => `2026-11-01T${String(hour).padStart(2, '0')}:00:00.000Z`),
+      );
+      expect(await payments(s, created.id)).toHaveLength(7);
     }));
 
   it('charges nothing before a subscription is due, and nothing twice when run again', () =>
