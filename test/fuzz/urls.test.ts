@@ -191,7 +191,9 @@ beforeAll(async () => {
 
 function request(route: Route, params: string[], query: [string, string][]): string {
   let i = 0;
-  const path = route.url.replace(/:\w+|\*/g, () => params[i++] ?? 'x');
+  // A bare `.` or `..` is a dot segment, which URL parsing removes (another path, not another value).
+  const value = (p: string) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : p);
+  const path = route.url.replace(/:\w+|\*/g, () => value(params[i++] ?? 'x'));
   const qs = query.map(([k, v]) => `${k}=${v}`).join('&');
   return qs ? `${path}?${qs}` : path;
 }
