@@ -66,7 +66,12 @@ export function periodEnd(
   );
 }
 
-/** Whether a finite plan has charged every cycle it has: the subscription then ends with its last period. */
+/**
+ * Whether a finite plan has charged every cycle it has: the subscription then ends with its last
+ * period. A paid trial with `as_first_payment` counts as the first of the plan's billing cycles.
+ */
 export function cyclesDone(sub: Pick<SubscriptionRow, 'paid_billing_cycles'>, plan: Plan): boolean {
-  return !plan.infinite && plan.billing_cycles !== null && sub.paid_billing_cycles >= plan.billing_cycles;
+  if (plan.infinite || plan.billing_cycles === null) return false;
+  const trialCycle = plan.trial?.as_first_payment && plan.trial.amount > 0 ? 1 : 0;
+  return sub.paid_billing_cycles + trialCycle >= plan.billing_cycles;
 }

@@ -290,6 +290,22 @@ describe('renewals', () => {
       expect(await payments(s, created.id)).toHaveLength(3);
     }));
 
+  it('counts a paid trial with as_first_payment as the first of the billing cycles', () =>
+    withSavedClock(async () => {
+      const s = await setup();
+      h.clock.set('2026-01-10T09:00:00.000Z');
+      const created = await subscribe(s, {
+        plan: monthly({
+          infinite: false,
+          billing_cycles: 3,
+          trial: { amount: 500, interval: 1, interval_unit: 'month', as_first_payment: true },
+        }),
+      });
+      await billThrough(s, created.id, '2026-12-31T00:00:00.000Z');
+      expect(await read(s, created.id)).toMatchObject({ state: 'canceled', paid_billing_cycles: 2 });
+      expect((await payments(s, created.id)).map((p) => p.amount)).toEqual([500, 1999, 1999]);
+    }));
+
   it('charges nothing during a free trial, then bills the first period when it ends', () =>
     withSavedClock(async () => {
       const s = await setup();
