@@ -17,3 +17,19 @@ export interface Services {
 export interface Ctx extends Services {
   shop: Shop;
 }
+
+/**
+ * A shop's own clock: a test shop's runs ahead of real time by its offset, so every verb acting for
+ * it (creating subscriptions, charging, settling) sees the time its test clock shows; a live shop's
+ * is real time.
+ */
+export function shopClock(clock: Clock, shop: Pick<Shop, 'test' | 'clockOffsetMs'>): Clock {
+  const offset = shop.test ? shop.clockOffsetMs : 0;
+  if (offset === 0) return clock;
+  return { now: () => new Date(clock.now().getTime() + offset) };
+}
+
+/** The context of a verb acting for `shop`, on the shop's own clock. */
+export function shopCtx(services: Services, shop: Shop): Ctx {
+  return { ...services, clock: shopClock(services.clock, shop), shop };
+}

@@ -1,15 +1,24 @@
 import type { FastifyRequest } from 'fastify';
-import type { Ctx } from '../context.js';
+import { type Ctx, type Services, shopClock } from '../context.js';
 import { shopOf } from './auth.js';
 
 /**
- * The verb context of an authenticated request. A request with an Idempotency-Key works inside the
- * transaction that also stores its answer.
+ * The services as a request sees them, on real time. A request with an Idempotency-Key works inside
+ * the transaction that also stores its answer.
  */
-export function ctxOf(request: FastifyRequest): Ctx {
+export function servicesOf(request: FastifyRequest): Services {
   const services = request.server.services;
   const db = request.keyedTx?.held.db ?? services.db;
-  return { ...services, db, log: request.log, shop: shopOf(request) };
+  return { ...services, db, log: request.log };
+}
+
+/** The verb context of an authenticated request, on the shop's own clock (a test shop's test clock). */
+export function ctxOf(request: FastifyRequest): Ctx {
+  const services = request.server.services;
+  const shop = shopOf(request);
+  // One object per request, built directly: this runs on every API call.
+  const db = request.keyedTx?.held.db ?? services.db;
+  return { ...services, db, log: request.log, clock: shopClock(services.clock, shop), shop };
 }
 
 /** The public address of the API, for building links such as `Link: rel="next"`. */

@@ -1,5 +1,5 @@
 import { rulesFor } from '../billing/rules.js';
-import type { Ctx, Services } from '../context.js';
+import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { gatewayClient, type TransactionAnswer } from '../gateway/client.js';
 import { findPlanOfShop, type Plan } from '../plans/service.js';
@@ -95,5 +95,5 @@ export async function settleSubscriptionOfTransaction(services: Services, uid: s
   if (!row) return;
   const shop = await findShopRow(services.db, row.shop_id);
   if (!shop) return;
-  await settleOpenCharge({ ...services, shop: toShop(shop) }, row);
+  await settleOpenCharge(shopCtx(services, toShop(shop)), row);
 }
