@@ -12,6 +12,7 @@ import { threeDSecureReturnRoutes } from '../gateway/three-ds-return.js';
 import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
 import { proofRoutes } from '../proofs/routes.js';
+import { shopRoutes } from '../shops/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
 import { subscriptionRoutes } from '../subscriptions/routes.js';
 import { registerAuth } from './auth.js';
@@ -55,16 +56,22 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // A POST or PUT with no body at all is validated as an empty object, so the answer names the
-  // missing fields instead of complaining about the body.
+  // A POST, PUT or PATCH with no body at all is validated as an empty object, so the answer names the
+  // missing fields (or, for PATCH, changes nothing) instead of complaining about the body.
   app.addHook('preValidation', async (request) => {
-    if ((request.method === 'POST' || request.method === 'PUT') && request.body == null) request.body = {};
+    if (
+      request.body == null &&
+      (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')
+    )
+      request.body = {};
   });
 
   registerValidation(app);
   registerErrorHandler(app);
   registerNotFound(app);
-  registerAuth(app, new ShopAuthenticator(db, undefined, config.gatewayToken));
+  const shopAuthenticator = new ShopAuthenticator(db, undefined, config.gatewayToken);
+  app.decorate('shopAuthenticator', shopAuthenticator);
+  registerAuth(app, shopAuthenticator);
   registerIdempotency(app, db, clock, opts.masterKey);
   app.decorate('metrics', registerMetrics(app));
 
@@ -102,6 +109,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(threeDSecureReturnRoutes);
   await app.register(proofRoutes);
   await app.register(subscriptionRoutes);
+  await app.register(shopRoutes);
   return app;
 }
 
@@ -110,5 +118,7 @@ declare module 'fastify' {
     services: Services;
     /** The registry /metrics answers from: other parts of a serving process add their metrics here. */
     metrics: Registry;
+    /** Caches shops for a few seconds: whatever changes a shop's row tells it to forget that shop. */
+    shopAuthenticator: ShopAuthenticator;
   }
 }

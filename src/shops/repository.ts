@@ -126,17 +126,34 @@ export interface ShopSettings {
   emailNotifications?: boolean;
   notificationEmail?: string | null;
   returnUrl?: string | null;
+  timeZone?: string;
+  retrySchedule?: RetryScheduleSetting | null;
+  quietHours?: QuietHoursSetting | null;
 }
 
-export async function updateShopSettings(db: Queryable, id: number, s: ShopSettings): Promise<void> {
-  await db.query(
+/** jsonb as text: the pg driver would send a JS array as a PostgreSQL array, not as JSON. */
+const jsonb = (v: object | null | undefined) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/**
+ * Changes the settings given (undefined: unchanged; null clears a nullable one); the updated row, or
+ * undefined when there is no such shop.
+ */
+export async function updateShopSettings(
+  db: Queryable,
+  id: number,
+  s: ShopSettings,
+): Promise<ShopRow | undefined> {
+  const [row] = await db.query<ShopRow>(
     `UPDATE shops SET
        three_ds = COALESCE($2, three_ds),
        test = COALESCE($3, test),
        email_notifications = COALESCE($4, email_notifications),
        notification_email = CASE WHEN $5::boolean THEN $6 ELSE notification_email END,
-       return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END
-     WHERE id = $1`,
+       return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END,
+       time_zone = COALESCE($9, time_zone),
+       retry_schedule = CASE WHEN $10::boolean THEN $11::jsonb ELSE retry_schedule END,
+       quiet_hours = CASE WHEN $12::boolean THEN $13::jsonb ELSE quiet_hours END
+     WHERE id = $1 RETURNING *`,
     [
       id,
       s.threeDs ?? null,
@@ -146,6 +163,12 @@ export async function updateShopSettings(db: Queryable, id: number, s: ShopSetti
       s.notificationEmail ?? null,
       s.returnUrl !== undefined,
       s.returnUrl ?? null,
+      s.timeZone ?? null,
+      s.retrySchedule !== undefined,
+      jsonb(s.retrySchedule),
+      s.quietHours !== undefined,
+      jsonb(s.quietHours),
     ],
   );
+  return row;
 }

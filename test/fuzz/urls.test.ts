@@ -191,8 +191,9 @@ beforeAll(async () => {
 
 function request(route: Route, params: string[], query: [string, string][]): string {
   let i = 0;
-  // A bare `.` or `..` is a dot segment, which URL parsing removes (another path, not another value).
-  const value = (p: string) => (p === '.' || p === '..' ? p.replaceAll('.', '%2E') : p);
+  // A bare `.` or `..` (even as %2E) is a dot segment, which URL parsing removes: another path, not
+  // another value of this one.
+  const value = (p: string) => (/^(\.|%2e){1,2}$/i.test(p) ? `x${p}` : p);
   const path = route.url.replace(/:\w+|\*/g, () => value(params[i++] ?? 'x'));
   const qs = query.map(([k, v]) => `${k}=${v}`).join('&');
   return qs ? `${path}?${qs}` : path;
