@@ -90,6 +90,14 @@ describe('PATCH /shop', () => {
       quiet_hours: null,
       return_url: null,
     });
+    // No body at all changes nothing and answers the settings.
+    const empty = await h.app.inject({
+      method: 'PATCH',
+      url: '/shop',
+      headers: { authorization: shop.auth },
+    });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toEqual(cleared.body);
   });
 
   it('takes effect on the very next request: 3-D Secure on makes a new subscription redirect', async () => {
