@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { testClockRoutes } from '../billing/routes.js';
 import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
@@ -110,6 +111,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(proofRoutes);
   await app.register(subscriptionRoutes);
   await app.register(shopRoutes);
+  await app.register(testClockRoutes);
   return app;
 }
 

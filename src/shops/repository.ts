@@ -172,3 +172,16 @@ export async function updateShopSettings(
   );
   return row;
 }
+
+/**
+ * Moves a test shop's clock to at least `offsetMs` ahead of real time and answers the offset it now
+ * has. GREATEST: a test clock never goes back, even when two advances overlap.
+ */
+export async function moveShopClock(db: Queryable, id: number, offsetMs: number): Promise<number> {
+  const [row] = await db.query<{ clock_offset_ms: number }>(
+    `UPDATE shops SET clock_offset_ms = GREATEST(clock_offset_ms, $2::bigint)
+     WHERE id = $1 AND test RETURNING clock_offset_ms`,
+    [id, Math.max(0, Math.round(offsetMs))],
+  );
+  return row?.clock_offset_ms ?? 0;
+}

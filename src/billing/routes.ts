@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { shopOf } from '../http/auth.js';
+import { servicesOf } from '../http/ctx.js';
+import { ErrorBodySchema, errorResponses } from '../http/schemas.js';
+import { advanceTestClock, readTestClock } from './test-clock.js';
+
+const TestClock = Type.Object(
+  {
+    now: Type.String({ description: "The shop's current time, ISO 8601 UTC with milliseconds" }),
+    offset_seconds: Type.Number({ description: 'How far it runs ahead of real time (a fraction: ms)' }),
+    time_zone: Type.String({ description: "The shop's time zone: `by` durations follow its calendar" }),
+  },
+  { $id: 'TestClock' },
+);
+
+const count = (description: string) => Type.Integer({ description });
+
+const AdvanceSummary = Type.Object({
+  test_clock: TestClock,
+  advanced_from: Type.String({ description: "The shop's time before the advance" }),
+  billing: Type.Object(
+    {
+      runs: count('Billing runs, one at each instant something fell due'),
+      charged: count('Charge attempts made'),
+      successful: count('Attempts the gateway answered successful'),
+      failed: count('Attempts declined'),
+      errors: count('Attempts that ended in a gateway error or refusal'),
+      unknown: count('Attempts without an answer yet; a later run resolves them'),
+      resolved: count('Open attempts settled by asking the gateway'),
+      ended: count('Subscriptions ended after their last billing cycle'),
+    },
+    { description: 'What ran on the way, summed over the runs' },
+  ),
+});
+
+const AdvanceInput = Type.Object(
+  {
+    to: Type.Optional(
+      Type.String({
+        description: 'ISO 8601 instant; without an offset it is read in the shop time zone',
+        examples: ['2027-01-31T10:00:00Z'],
+      }),
+    ),
+    by: Type.Optional(
+      Type.String({
+        description: 'ISO 8601 duration added in the shop time zone (P1M from Jan 31 is Feb 28)',
+        examples: ['P1M', 'P1Y', 'PT36H'],
+      }),
+    ),
+  },
+  { description: 'Exactly one of to and by; the clock only moves forward' },
+);
+
+/** Forgets the cached shop, so the next request of this process sees the shop's new time. */
+function forgetShop(request: FastifyRequest): void {
+  if (request.shop) request.server.shopAuthenticator.forget(request.shop.id);
+}
+
+export const testClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tags = ['test clock'];
+  app.get(
+    '/test_clock',
+    {
+      schema: {
+        tags,
+        summary: "A test shop's clock (live shops: 404)",
+        response: { 200: Type.Object({ test_clock: TestClock }), ...errorResponses },
+      },
+    },
+    async (request) => ({ test_clock: await readTestClock(servicesOf(request), shopOf(request).id) }),
+  );
+
+  app.post(
+    '/test_clock/advance',
+    {
+      schema: {
+        tags,
+        summary:
+          "Move a test shop's clock forward, running in order the renewals, retries and ends due on the way",
+        body: AdvanceInput,
+        response: { 200: AdvanceSummary, ...errorResponses, 409: ErrorBodySchema },
+      },
+      // After the commit of a request with an Idempotency-Key (route hooks run after the app's).
+      onSend: async (request, _reply, payload) => {
+        forgetShop(request);
+        return payload;
+      },
+    },
+    async (request) => {
+      const summary = await advanceTestClock(servicesOf(request), shopOf(request).id, request.body);
+      forgetShop(request);
+      return summary;
+    },
+  );
+};

@@ -1,0 +1,114 @@
+/**
+ * A test shop's clock (decisions.md, Test clock): real time plus an offset that only grows. Advancing
+ * it runs, in order, everything of the shop that falls due on the way, so a year of monthly billing
+ * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
+ */
+import type { Services } from '../context.js';
+import type { Queryable } from '../db/db.js';
+import { ApiError } from '../http/errors.js';
+import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
+import { type BillingSummary, billDue, emptySummary } from './renew.js';
+import { nextDueOfShop } from './repository.js';
+import { advanceTarget } from './test-clock-input.js';
+
+export interface TestClockView {
+  /** The shop's current time, ISO 8601 UTC. */
+  now: string;
+  /** How far the shop's clock runs ahead of real time; milliseconds as a fraction. */
+  offset_seconds: number;
+  /** The shop's time zone, in which `by` durations are added. */
+  time_zone: string;
+}
+
+export interface AdvanceSummary {
+  test_clock: TestClockView;
+  /** The shop's time before the advance. */
+  advanced_from: string;
+  /** What ran on the way: billing runs and the sum of their outcomes. */
+  billing: BillingSummary & { runs: number };
+}
+
+/** An advance that needs more billing runs than this is a plan with a tiny interval over years. */
+export const MAX_RUNS = 100_000;
+/** A run that found nothing to do while something is due: another run holds it; wait for that. */
+const BUSY_WAIT_MS = 20;
+const MAX_BUSY_WAITS = 500;
+
+export const TestClockMsg = {
+  liveShop: 'Record not found: only test shops have a test clock',
+  tooManyRuns: (n: number, at: string) =>
+    `Stopped after ${n} billing runs, at ${at}; advance in smaller steps to go further`,
+  busy: "Another billing run holds this shop's subscriptions; try again",
+} as const;
+
+/** The shop's row, when it is a test shop; the contract's 404 otherwise (live or unknown). */
+async function testShop(db: Queryable, shopId: number): Promise<ShopRow> {
+  const row = await findShopRow(db, shopId);
+  if (!row?.test) throw ApiError.notFound(TestClockMsg.liveShop);
+  return row;
+}
+
+function view(services: Services, offsetMs: number, timeZone: string): TestClockView {
+  return {
+    now: new Date(services.clock.now().getTime() + offsetMs).toISOString(),
+    offset_seconds: offsetMs / 1000,
+    time_zone: timeZone,
+  };
+}
+
+export async function readTestClock(services: Services, shopId: number): Promise<TestClockView> {
+  const shop = await testShop(services.db, shopId);
+  return view(services, shop.clock_offset_ms, shop.time_zone);
+}
+
+function add(total: BillingSummary, run: BillingSummary): void {
+  for (const key of Object.keys(run) as (keyof BillingSummary)[]) total[key] += run[key];
+}
+
+const idle = (s: BillingSummary) => Object.values(s).every((n) => n === 0);
+
+/**
+ * Moves the shop's clock to the target of `input` (`{to}` or `{by}`), stopping at each instant
+ * something falls due to bill it there: renewals, retries, the end of finite plans, open attempts
+ * resolved. `services.clock` is real time; the shop's time is it plus the stored offset, which is
+ * what the billing engine reads too.
+ */
+export async function advanceTestClock(
+  services: Services,
+  shopId: number,
+  input: unknown,
+): Promise<AdvanceSummary> {
+  const shop = await testShop(services.db, shopId);
+  const realNow = () => services.clock.now().getTime();
+  const from = new Date(realNow() + shop.clock_offset_ms);
+  const target = advanceTarget(input, from, shop.time_zone).getTime();
+  const total = { ...emptySummary(), runs: 0 };
+  let waits = 0;
+  let previous: { due: number; idle: boolean } | undefined;
+  for (;;) {
+    const due = (await nextDueOfShop(services.db, shopId))?.getTime();
+    if (due === undefined || due > target) break;
+    if (total.runs >= MAX_RUNS) {
+      const offset = (await testShop(services.db, shopId)).clock_offset_ms;
+      const at = new Date(realNow() + offset).toISOString();
+      throw ApiError.validation({ base: [TestClockMsg.tooManyRuns(MAX_RUNS, at)] });
+    }
+    // Still due where the last run found nothing to do: a run elsewhere holds those subscriptions.
+    if (previous?.due === due && previous.idle) {
+      if (++waits > MAX_BUSY_WAITS) throw ApiError.base('conflict', TestClockMsg.busy);
+      await new Promise((r) => setTimeout(r, BUSY_WAIT_MS));
+    } else waits = 0;
+    // Never backwards: something already overdue is billed at the shop's present time.
+    await moveShopClock(services.db, shopId, due - realNow());
+    const run = await billDue(services, { shopId });
+    add(total, run);
+    total.runs++;
+    previous = { due, idle: idle(run) };
+  }
+  const offset = await moveShopClock(services.db, shopId, target - realNow());
+  return {
+    test_clock: view(services, offset, shop.time_zone),
+    advanced_from: from.toISOString(),
+    billing: total,
+  };
+}
