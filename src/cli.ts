@@ -6,6 +6,7 @@ import { type ShopShown, storeCommands } from './control/commands.js';
 import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
+import { clockCommand, describeBilling, shopUpdateCommand } from './control/shop-cli.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
@@ -25,7 +26,14 @@ Commands:
   shop create [--id N] [--secret HEX64] [--3ds] [--test] [--name NAME]
                              create a shop; prints its id, secret key and notification public key
   shop list                  list shops
+  shop update N [--3ds on|off] [--email-notifications on|off] [--notification-email ADDRESS|none]
+                [--return-url URL|none] [--time-zone ZONE]
+                             change a shop's settings; prints them
   bill                       bill everything due now, once; prints what it did
+  clock show --shop N        show a test shop's clock
+  clock advance --shop N (--by DURATION | --to INSTANT)
+                             move a test shop's clock forward (e.g. --by P1M, --to 2027-01-31T10:00:00Z),
+                             billing in order everything due on the way; prints what ran
 
 Configuration comes from environment variables; see the README.`;
 
@@ -49,7 +57,15 @@ async function serve(): Promise<void> {
   // The embedded store is this process's alone; CLI commands reach it through the control socket.
   const held = config.databaseUrl ? undefined : await holdDataDir(config.dataDir, log);
   const { app, db, masterKey } = await startRuntime(config, log, held?.lock);
-  const deps = { db, clock: systemClock, masterKey, publicUrl: config.publicUrl, config, log };
+  const deps = {
+    db,
+    clock: systemClock,
+    masterKey,
+    publicUrl: config.publicUrl,
+    config,
+    log,
+    forgetShop: (id: number) => app.shopAuthenticator.forget(id),
+  };
   let sandbox: ShopShown | undefined;
   if ((await countShops(db)) === 0) {
     sandbox = await storeCommands['shop create'].run(deps, { name: 'Sandbox shop', test: true });
@@ -154,11 +170,11 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (command === 'shop' && sub === 'update') return shopUpdateCommand(argv.slice(2));
+  if (command === 'clock' && (sub === 'show' || sub === 'advance')) return clockCommand(sub, argv.slice(2));
   if (command === 'bill' && sub === undefined) {
     const s = await runStoreCommand(loadConfig(), 'bill', {});
-    console.log(
-      `Billed: ${s.charged} charge attempt${s.charged === 1 ? '' : 's'} (${s.successful} successful, ${s.failed} failed, ${s.errors} error, ${s.unknown} unknown); ${s.resolved} open attempt${s.resolved === 1 ? '' : 's'} resolved; ${s.ended} subscription${s.ended === 1 ? '' : 's'} ended after their last cycle.`,
-    );
+    console.log(`Billed: ${describeBilling(s)}`);
     return 0;
   }
   if (command === undefined || command === 'help' || command === '--help') {

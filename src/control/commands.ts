@@ -6,6 +6,7 @@ import type { Db } from '../db/db.js';
 import { migrate } from '../db/migrate.js';
 import { listShopRows } from '../shops/repository.js';
 import { type CreateShopInput, checkShopInput, createShop, ShopInputError } from '../shops/service.js';
+import { shopCommands } from './shop-commands.js';
 
 /** What a store command works with, in the CLI's own process or in the server that holds DATA_DIR. */
 export interface StoreDeps {
@@ -16,6 +17,8 @@ export interface StoreDeps {
   publicUrl: string;
   config: Config;
   log: FastifyBaseLogger;
+  /** Set in a server: a command that changed a shop's row makes the server's requests see it at once. */
+  forgetShop?: (shopId: number) => void;
 }
 
 /**
@@ -78,6 +81,7 @@ export const storeCommands = {
         createdAt: r.created_at.toISOString(),
       })),
   }),
+  ...shopCommands,
 };
 
 export type StoreCommandName = keyof typeof storeCommands;

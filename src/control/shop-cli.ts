@@ -1,0 +1,115 @@
+/**
+ * The CLI side of `kopek shop update` and `kopek clock show|advance`: options in, text out. The work
+ * is a store command (shop-commands.ts), run here or in the server that holds the store.
+ */
+import { parseArgs } from 'node:util';
+import type { BillingSummary } from '../billing/renew.js';
+import type { TestClockView } from '../billing/test-clock.js';
+import { loadConfig } from '../config.js';
+import { ShopInputError } from '../shops/service.js';
+import type { ShopSettingsView } from '../shops/settings.js';
+import { runStoreCommand } from './run.js';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What a billing run did, in one sentence (`kopek bill` and `kopek clock advance`). */
+export function describeBilling(s: BillingSummary): string {
+  return `${plural(s.charged, 'charge attempt')} (${s.successful} successful, ${s.failed} failed, ${s.errors} error, ${s.unknown} unknown); ${plural(s.resolved, 'open attempt')} resolved; ${plural(s.ended, 'subscription')} ended after their last cycle.`;
+}
+
+function shopIdArg(text: string | undefined, option: string): number {
+  if (text === undefined || !/^\d{1,10}$/.test(text)) throw new ShopInputError(`${option} must be a shop id`);
+  return Number(text);
+}
+
+/** "365 days 2 h 5 min": how far a test clock runs ahead of real time. */
+function aheadBy(seconds: number): string {
+  // Rounded: the real time an advance itself takes (milliseconds) is not worth a line of its own.
+  const s = Math.round(seconds);
+  const parts = [
+    [Math.floor(s / 86_400), 'day'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'min'],
+  ] as const;
+  const shown = parts
+    .filter(([n]) => n > 0)
+    .map(([n, unit]) => (unit === 'day' ? plural(n, 'day') : `${n} ${unit}`));
+  return shown.length > 0 ? `${shown.join(' ')} ahead of real time` : 'on real time';
+}
+
+const clockLine = (shop: number, c: TestClockView) =>
+  `Shop ${shop} test clock: ${c.now} (time zone ${c.time_zone}), ${aheadBy(c.offset_seconds)}`;
+
+export async function clockCommand(sub: 'show' | 'advance', args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { shop: { type: 'string' }, by: { type: 'string' }, to: { type: 'string' } },
+    strict: true,
+  });
+  const shop = shopIdArg(values.shop, '--shop');
+  if (sub === 'show') {
+    if (values.by !== undefined || values.to !== undefined)
+      throw new ShopInputError('clock show takes --shop only; to move the clock use clock advance');
+    console.log(clockLine(shop, await runStoreCommand(loadConfig(), 'clock show', { shop })));
+    return 0;
+  }
+  if ((values.by === undefined) === (values.to === undefined))
+    throw new ShopInputError('clock advance takes exactly one of --by DURATION and --to INSTANT');
+  const input = { shop, ...(values.by !== undefined ? { by: values.by } : { to: values.to as string }) };
+  const done = await runStoreCommand(loadConfig(), 'clock advance', input);
+  console.log(`Advanced from ${done.advanced_from}`);
+  console.log(clockLine(shop, done.test_clock));
+  console.log(`Billed in ${plural(done.billing.runs, 'run')}: ${describeBilling(done.billing)}`);
+  return 0;
+}
+
+function onOff(text: string | undefined, option: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'on' || text === 'off') return text === 'on';
+  throw new ShopInputError(`${option} must be on or off`);
+}
+
+/** "none" clears a setting that may be empty. */
+const orNone = (text: string | undefined) => (text === 'none' ? null : text);
+
+export async function shopUpdateCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      '3ds': { type: 'string' },
+      'email-notifications': { type: 'string' },
+      'notification-email': { type: 'string' },
+      'return-url': { type: 'string' },
+      'time-zone': { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1)
+    throw new ShopInputError('shop update takes one shop id: shop update N [options]');
+  const shop = shopIdArg(positionals[0], 'shop update N: N');
+  const given = {
+    three_d_secure: onOff(values['3ds'], '--3ds'),
+    email_notifications: onOff(values['email-notifications'], '--email-notifications'),
+    notification_email: orNone(values['notification-email']),
+    return_url: orNone(values['return-url']),
+    time_zone: values['time-zone'],
+  };
+  const settings = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+  printSettings(await runStoreCommand(loadConfig(), 'shop update', { shop, settings }));
+  return 0;
+}
+
+function printSettings(s: ShopSettingsView): void {
+  const rows: [string, string][] = [
+    ['3-D Secure', s.three_d_secure ? 'on' : 'off'],
+    ['E-mail notifications', s.email_notifications ? 'on' : 'off'],
+    ['Notification e-mail', s.notification_email ?? 'none'],
+    ['Return URL', s.return_url ?? 'none'],
+    ['Time zone', s.time_zone],
+    ['Retry schedule', s.retry_schedule ? JSON.stringify(s.retry_schedule) : "the platform's rule"],
+    ['Quiet hours', s.quiet_hours ? `${s.quiet_hours.start} to ${s.quiet_hours.end}` : 'none'],
+  ];
+  console.log(`Shop ${s.id}${s.test ? ' (test)' : ''}: ${s.name}`);
+  for (const [label, value] of rows) console.log(`  ${`${label}:`.padEnd(22)}${value}`);
+}
