@@ -1,4 +1,4 @@
-import type { Ctx, Services } from '../context.js';
+import { type Ctx, type Services, shopCtx } from '../context.js';
 import {
   type ChargeRequest,
   GatewayTimeout,
@@ -9,8 +9,9 @@ import { ApiError } from '../http/errors.js';
 import { type Plan, toPlan } from '../plans/service.js';
 import { type Shop, toShop } from '../shops/repository.js';
 import { chargeDescription } from '../subscriptions/charge.js';
-import { chargeClaimInsert, lockOpenCharge, recordCharge } from '../subscriptions/charge-records.js';
+import { chargeClaimInsert, lockOpenCharge } from '../subscriptions/charge-records.js';
 import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
+import { CHARGE_LEASE_MS } from '../subscriptions/schedule.js';
 import { applyChargeAnswer, chargeTrackingId, outcomeOf } from '../subscriptions/settle.js';
 import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
@@ -26,7 +27,7 @@ import { rulesFor } from './rules.js';
  */
 
 /** How long a claimed attempt keeps others off before it is looked at again (resolved by query). */
-export const LEASE_MS = 5 * 60 * 1000;
+export const LEASE_MS = CHARGE_LEASE_MS;
 
 export interface BillingSummary {
   charged: number;
@@ -178,13 +179,6 @@ function apply(
   return applyTransition(tx, sub, plan, transition(sub, plan, happened, now, rules), now);
 }
 
-function ctxFor(services: Services, shop: Shop): Ctx {
-  const offset = shop.clockOffsetMs;
-  const clock =
-    offset === 0 ? services.clock : { now: () => new Date(services.clock.now().getTime() + offset) };
-  return { ...services, clock, shop };
-}
-
 /** The gateway payment of a renewal attempt: the stored card, no cardholder present. */
 export function renewalRequest(
   sub: SubscriptionRow,
@@ -208,7 +202,7 @@ export function renewalRequest(
 }
 
 async function perform(services: Services, w: Work, summary: BillingSummary, observer?: BillingObserver) {
-  const ctx = ctxFor(services, w.shop);
+  const ctx = shopCtx(services, w.shop);
   const started = process.hrtime.bigint();
   let outcome: string;
   try {
@@ -259,7 +253,15 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
         const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
         if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return false;
         if (sub.cancelled_at) {
-          await recordCharge(tx, sub.id, w.period, w.attempt, 'abandoned', null, ctx.clock.now());
+          const now = ctx.clock.now();
+          const t = transition(
+            sub,
+            w.plan,
+            { kind: 'charge_abandoned', period: w.period },
+            now,
+            rulesFor(ctx.shop),
+          );
+          await applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid: null });
           return false;
         }
         await tx.query(planned.statement.sql, planned.statement.params);
@@ -279,10 +281,7 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
     [w.sub.id],
   );
   if (current[0]?.cancelled_at) {
-    await ctx.db.tx(async (tx) => {
-      if (await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))
-        await recordCharge(tx, w.sub.id, w.period, w.attempt, 'abandoned', null, ctx.clock.now());
-    });
+    await settle(ctx, w, { kind: 'charge_abandoned', period: w.period });
     return 'canceled';
   }
   let answer: TransactionAnswer;
@@ -314,7 +313,12 @@ async function settleUnknown(ctx: Ctx, w: Work, pending: TransactionAnswer | und
   await settle(
     ctx,
     w,
-    { kind: 'charge_unknown', period: w.period, last: pending ? summarize(pending) : null },
+    {
+      kind: 'charge_unknown',
+      period: w.period,
+      last: pending ? summarize(pending) : null,
+      recheckAt: new Date(ctx.clock.now().getTime() + LEASE_MS),
+    },
     pending?.uid ?? null,
   );
   return 'unknown';
@@ -347,14 +351,7 @@ async function resolve(ctx: Ctx, w: Work, summary: BillingSummary): Promise<stri
     return outcomeOf(answer);
   }
   if (answer) return 'unknown';
-  await ctx.db.tx(async (tx) => {
-    const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
-    if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return;
-    const now = ctx.clock.now();
-    await recordCharge(tx, sub.id, w.period, w.attempt, 'abandoned', null, now);
-    const t = transition(sub, w.plan, { kind: 'lease', until: now }, now, rulesFor(ctx.shop));
-    await applyTransition(tx, sub, w.plan, t, now);
-  });
+  await settle(ctx, w, { kind: 'charge_abandoned', period: w.period });
   summary.resolved++;
   return 'abandoned';
 }

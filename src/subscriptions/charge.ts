@@ -15,6 +15,7 @@ import type { Plan } from '../plans/service.js';
 import { lockOpenCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
+import { CHARGE_LEASE_MS } from './schedule.js';
 import { applyChargeAnswer, chargeTrackingId } from './settle.js';
 import { type Happened, transition } from './transitions.js';
 import { summarize } from './view.js';
@@ -202,7 +203,12 @@ async function unknownOutcome(
     sub,
     plan,
     attempt,
-    { kind: 'charge_unknown', period: attempt.period, last: pending ? summarize(pending) : null },
+    {
+      kind: 'charge_unknown',
+      period: attempt.period,
+      last: pending ? summarize(pending) : null,
+      recheckAt: new Date(ctx.clock.now().getTime() + CHARGE_LEASE_MS),
+    },
     uid ?? null,
   );
 }

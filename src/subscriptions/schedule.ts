@@ -2,6 +2,12 @@ import { addInterval, localDayOfMonth } from '../billing/interval.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionRow, SubscriptionState } from './repository.js';
 
+/**
+ * How long a claimed charge attempt keeps the billing engine off the subscription: long enough for
+ * any gateway request to end, after which an attempt still open is resolved by a query.
+ */
+export const CHARGE_LEASE_MS = 5 * 60 * 1000;
+
 /** Period 0 is the trial charge; regular periods count from 1. */
 export const TRIAL_PERIOD = 0;
 

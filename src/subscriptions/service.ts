@@ -38,7 +38,7 @@ import {
   type SubscriptionRow,
   subscriptionInsert,
 } from './repository.js';
-import { type FirstSchedule, firstSchedule } from './schedule.js';
+import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule } from './schedule.js';
 import { outcomeOf, settleOpenCharge } from './settle.js';
 import { type SubscriptionEvent, transition } from './transitions.js';
 import { type Subscription, summarize, toSubscription } from './view.js';
@@ -115,7 +115,11 @@ function newSubscription(
     dynamic_billing_descriptor: input.dynamicBillingDescriptor,
     billing_anchor: p.schedule?.anchor ?? p.now,
     billing_day: p.schedule?.anchorDay ?? localDayOfMonth(p.now, ctx.shop.timeZone),
-    renew_at: p.schedule?.renewAt ?? null,
+    // A charge is claimed now: if this process dies before its answer is recorded, the billing
+    // engine finds the subscription due after the lease and resolves the charge by query.
+    renew_at: p.schedule?.charge
+      ? new Date(p.now.getTime() + CHARGE_LEASE_MS)
+      : (p.schedule?.renewAt ?? null),
     active_to: p.schedule?.activeTo ?? null,
   };
 }
@@ -173,7 +177,12 @@ async function createWithPlannedCharge(
     created,
     plan,
     planned.timedOut
-      ? { kind: 'charge_unknown', period: charge.period, last: summarize(planned.answer) }
+      ? {
+          kind: 'charge_unknown',
+          period: charge.period,
+          last: summarize(planned.answer),
+          recheckAt: new Date(now.getTime() + CHARGE_LEASE_MS),
+        }
       : {
           kind: 'charge_answered',
           period: charge.period,

@@ -23,8 +23,16 @@ export type Happened =
       last: TransactionSummary | null;
       message: string | null;
     }
-  /** No answer in time: the outcome is unknown until a query tells. */
-  | { kind: 'charge_unknown'; period: number; last: TransactionSummary | null }
+  /**
+   * No answer in time: the outcome is unknown until a query tells; the billing engine asks again
+   * at `recheckAt`.
+   */
+  | { kind: 'charge_unknown'; period: number; last: TransactionSummary | null; recheckAt?: Date }
+  /**
+   * A claimed attempt proven never to have reached the gateway (after its lease, a query found
+   * nothing), or never sent because the subscription was cancelled first: nothing was charged.
+   */
+  | { kind: 'charge_abandoned'; period: number }
   /** The scheduler takes a due renewal (or the charge that ends a trial). */
   | { kind: 'renewal_claimed'; period: number; lease: Date }
   /**
@@ -125,10 +133,31 @@ export function transition(
         chargeStatus: null,
         events: sub.state === 'trial' ? ['trial_ended.subscription'] : [],
       };
+    case 'charge_abandoned':
+      if (sub.cancelled_at || !plan) return none('abandoned');
+      if (!hadEarlierSuccess(sub, plan, happened.period) && sub.paid_billing_cycles === 0) {
+        // A first payment is made with the cardholder present; it is not taken later behind their back.
+        return {
+          change: {
+            state: 'failed',
+            renew_at: null,
+            active_to: null,
+            cancelled_at: now,
+            cancel_reason: 'First payment could not be completed: it never reached the gateway',
+          },
+          chargeStatus: 'abandoned',
+          events: ['failed.subscription', 'canceled.subscription'],
+        };
+      }
+      // Nothing was charged and it was no decline: the period is tried again at once.
+      return none('abandoned', { renew_at: now });
     case 'lease':
       return none(null, sub.cancelled_at ? {} : { renew_at: happened.until });
     case 'charge_unknown':
-      return none('unknown', happened.last ? { last_transaction: happened.last } : {});
+      return none('unknown', {
+        ...(happened.last ? { last_transaction: happened.last } : {}),
+        ...(happened.recheckAt && !sub.cancelled_at ? { renew_at: happened.recheckAt } : {}),
+      });
     case 'charge_answered':
       if (!plan) throw new Error(`subscription ${sub.id}: a charge was answered without its plan`);
       return answered(sub, plan, happened, now, rules);
@@ -206,8 +235,15 @@ function paid(
   timeZone: string,
 ): Transition {
   if (period === TRIAL_PERIOD) {
+    // Regular periods count from the trial's end: that is when the first of them is due.
     return {
-      change: { state: 'trial', number_failed_payment_attempts: 0, ...last },
+      change: {
+        state: 'trial',
+        number_failed_payment_attempts: 0,
+        renew_at: sub.billing_anchor,
+        active_to: sub.billing_anchor,
+        ...last,
+      },
       chargeStatus,
       events: ['trial_started.subscription'],
     };

@@ -75,6 +75,7 @@ export function summarize(t: TransactionAnswer): TransactionSummary {
 }
 
 const iso = (d: Date | null) => (d ? isoString(d) : null);
+const IN_FLIGHT = new Set(['processing', 'trial_processing', 'redirecting']);
 
 export function toSubscription(p: SubscriptionParts): Subscription {
   const { row } = p;
@@ -86,8 +87,9 @@ export function toSubscription(p: SubscriptionParts): Subscription {
     device_id: row.device_id,
     created_at: isoString(row.created_at),
     updated_at: isoString(row.updated_at),
-    // A finite plan whose cycles are all paid renews no more: it is due only to end.
-    renew_at: p.plan && cyclesDone(row, p.plan) ? null : iso(row.renew_at),
+    // A finite plan whose cycles are all paid renews no more (it is due only to end); while a charge
+    // is in flight, renew_at is the engine's lease, not a renewal.
+    renew_at: IN_FLIGHT.has(row.state) || (p.plan && cyclesDone(row, p.plan)) ? null : iso(row.renew_at),
     active_to: iso(row.active_to),
     card: row.card ?? {},
     customer: p.customer ? toCustomer(p.customer) : row.customer_id ? { id: row.customer_id } : {},

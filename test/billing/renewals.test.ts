@@ -395,6 +395,52 @@ describe('renewals', () => {
       ]);
     }));
 
+  it('fails a first payment that a crash left claimed but never sent, charging nothing', () =>
+    withSavedClock(async () => {
+      const s = await setup();
+      h.clock.set('2026-03-01T09:00:00.000Z');
+      const created = await subscribe(s);
+      // Made to look like a subscription whose process died between claiming its first charge and
+      // asking the gateway: processing, the claim open, due when the claim's lease ends.
+      await h.db.query(
+        `UPDATE subscriptions SET state = 'processing', paid_billing_cycles = 0, renew_at = $2, active_to = NULL
+         WHERE id = $1`,
+        [created.id, new Date('2026-03-01T09:05:00.000Z')],
+      );
+      await h.db.query(
+        `UPDATE subscription_charges SET status = 'pending', transaction_uid = NULL, period = 1, attempt = 2
+         WHERE subscription_id = $1`,
+        [created.id],
+      );
+      const run = await billAt(s, '2026-03-01T09:05:00.000Z');
+      expect(run).toMatchObject({ resolved: 1, charged: 0 });
+      const ended = await read(s, created.id);
+      expect(ended).toMatchObject({
+        state: 'failed',
+        renew_at: null,
+        cancelled_at: '2026-03-01T09:05:00.000Z',
+      });
+      expect(ended.cancel_reason).toMatch(/never reached the gateway/);
+      expect(await payments(s, created.id)).toHaveLength(1);
+    }));
+
+  it('resolves a timed-out first payment by query once its lease ends', () =>
+    withSavedClock(async () => {
+      const s = await setup();
+      h.clock.set('2026-03-01T09:00:00.000Z');
+      const created = await subscribe(s, { card: card(KOPEK_CARDS.timeout) });
+      expect(created).toMatchObject({ state: 'processing', renew_at: null });
+      const later = new Date(Date.parse('2026-03-01T09:00:00.000Z') + Math.max(LEASE_MS, LATE_ANSWER_MS));
+      const run = await billAt(s, later);
+      expect(run).toMatchObject({ resolved: 1, charged: 0 });
+      expect(await read(s, created.id)).toMatchObject({
+        state: 'active',
+        paid_billing_cycles: 1,
+        renew_at: '2026-04-01T09:00:00.000Z',
+      });
+      expect(await payments(s, created.id)).toHaveLength(1);
+    }));
+
   it('the store refuses a second successful charge of one period', async () => {
     const s = await setup();
     const created = await subscribe(s);

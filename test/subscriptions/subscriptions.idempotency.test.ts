@@ -140,7 +140,7 @@ describe('subscriptions: a charge whose outcome is unknown (timeout card)', () =
       expect(settled.body).toMatchObject({
         state: 'trial',
         paid_billing_cycles: 0,
-        renew_at: created.body.renew_at,
+        renew_at: new Date(Date.parse(created.body.created_at) + 3 * 24 * 3600_000).toISOString(),
       });
     } finally {
       s.h.clock.advance(-LATE_ANSWER_MS);

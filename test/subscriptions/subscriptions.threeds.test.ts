@@ -116,10 +116,12 @@ describe('subscriptions: 3-D Secure', () => {
     await completeThreeDSecure(s.h, uid, 'passed');
     await settleSubscriptionOfTransaction(services(s), uid);
     const res = await s.api.get(`/subscriptions/${sub.id}`);
+    // The trial runs its 7 days from the start; renew_at was hidden while the charge was in flight.
+    expect(sub.renew_at).toBeNull();
     expect(res.body).toMatchObject({
       state: 'trial',
       paid_billing_cycles: 0,
-      renew_at: sub.renew_at,
+      renew_at: new Date(Date.parse(sub.created_at) + 7 * 24 * 3600_000).toISOString(),
       last_transaction: { status: 'successful' },
     });
   });

@@ -219,6 +219,20 @@ describe('the seed transition table', () => {
     expect(declined.chargeStatus).toBe('failed');
   });
 
+  it('an attempt that never reached the gateway: a first payment fails, a renewal is tried again', () => {
+    const first = transition(
+      sub({ state: 'processing', paid_billing_cycles: 0 }),
+      plan(),
+      { kind: 'charge_abandoned', period: 1 },
+      NOW,
+      rules,
+    );
+    expect(first.change).toMatchObject({ state: 'failed', cancelled_at: NOW, renew_at: null });
+    expect(first.chargeStatus).toBe('abandoned');
+    const renewal = transition(sub(), plan(), { kind: 'charge_abandoned', period: 3 }, NOW, rules);
+    expect(renewal).toEqual({ change: { renew_at: NOW }, chargeStatus: 'abandoned', events: [] });
+  });
+
   it('nothing is claimed or cancelled twice', () => {
     const canceled = sub({ state: 'canceled', cancelled_at: NOW });
     expect(transition(canceled, plan(), { kind: 'canceled', reason: 'again' }, NOW, rules).change).toEqual(
