@@ -1,11 +1,11 @@
 import { type Ctx, type Services, shopCtx } from '../context.js';
+import { ApiError } from '../core/errors.js';
 import {
   type ChargeRequest,
   GatewayTimeout,
   gatewayClient,
   type TransactionAnswer,
 } from '../gateway/client.js';
-import { ApiError } from '../http/errors.js';
 import { type Plan, toPlan } from '../plans/service.js';
 import { type Shop, toShop } from '../shops/repository.js';
 import { chargeDescription } from '../subscriptions/charge.js';

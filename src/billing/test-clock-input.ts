@@ -4,7 +4,7 @@
  * are the contract's field errors (decisions.md, Error bodies).
  */
 import { DateTime, Duration } from 'luxon';
-import { ErrorCollector } from '../http/errors.js';
+import { ErrorCollector } from '../core/errors.js';
 
 const MAX_TEXT = 64;
 // The store and JavaScript keep later dates, but a target past year 9999 is a typo, never a test.

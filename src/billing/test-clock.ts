@@ -4,8 +4,8 @@
  * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
  */
 import type { Services } from '../context.js';
+import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
-import { ApiError } from '../http/errors.js';
 import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
 import { type BillingSummary, billDue, emptySummary } from './renew.js';
 import { nextDueOfShop } from './repository.js';

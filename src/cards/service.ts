@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
 import { updateCardDetails } from './repository.js';
 import { CardFields, CardMsg } from './validation.js';
 import { type CardRecord, findCard, storeCard, toCardRecord } from './vault.js';

@@ -1,5 +1,5 @@
-import type { ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
+import type { ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 import { luhnValid } from './brand.js';
 
 /** Messages of the card rules (decisions.md "Cards and the sandbox gateway"). */

@@ -8,7 +8,7 @@ import {
   readTestClock,
   type TestClockView,
 } from '../billing/test-clock.js';
-import { ApiError, type ErrorTree } from '../http/errors.js';
+import { ApiError, type ErrorTree } from '../core/errors.js';
 import { MAX_SHOP_ID } from '../shops/repository.js';
 import { ShopInputError } from '../shops/service.js';
 import { changeShopSettings, type ShopSettingsView } from '../shops/settings.js';

@@ -1,6 +1,6 @@
+import type { ListParams } from '../core/paging.js';
 import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
-import type { ListParams } from '../http/pagination.js';
 
 export interface CustomerRow {
   id: string;

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parseListQuery } from '../core/paging.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
-import { ListQuery, page, parseListQuery } from '../http/pagination.js';
+import { ListQuery, page } from '../http/pagination.js';
 import { errorResponses, IdParams, Nullable } from '../http/schemas.js';
 import { createCustomer, getCustomer, listCustomersOfShop } from './service.js';
 

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import type { ListParams } from '../http/pagination.js';
-import { Fields, isCountry, isEmail, isIpAddress } from '../http/rules.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import type { ListParams } from '../core/paging.js';
+import { Fields, isCountry, isEmail, isIpAddress } from '../core/rules.js';
 import { newId } from '../ids.js';
 import {
   type CustomerRow,

@@ -1,5 +1,5 @@
-import type { ListParams } from '../http/pagination.js';
-import { unknownCursor } from '../http/pagination.js';
+import type { ListParams } from '../core/paging.js';
+import { unknownCursor } from '../core/paging.js';
 import type { Queryable } from './db.js';
 
 /**

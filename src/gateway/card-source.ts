@@ -2,8 +2,8 @@ import { type CardRow, type NewCardRow, storedCardRow } from '../cards/repositor
 import { type CardInput, CardMsg, isExpired } from '../cards/validation.js';
 import { findCard, revealNumber, sealCard } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
+import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
-import { ApiError } from '../http/errors.js';
 
 /** The card a charge uses: its vault row and, for the acquirer's decision only, its clear number. */
 export interface ChargeCard {

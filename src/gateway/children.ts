@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context.js';
+import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
-import { ApiError } from '../http/errors.js';
 import { childrenOf, insertTransaction, lockTransaction, type TransactionRow } from '../ledger/repository.js';
 import { formatMoney } from '../money/currencies.js';
 import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';

@@ -1,6 +1,6 @@
 import type { CardRecord } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { TransactionAnswer } from './answer.js';
 import { authorize, credit, type PlannedPayment, pay, planPayment } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';

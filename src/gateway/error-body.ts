@@ -1,4 +1,4 @@
-import { type ErrorBody, type ErrorTree, sentence } from '../http/errors.js';
+import { type ErrorBody, type ErrorTree, sentence } from '../core/errors.js';
 
 /**
  * The gateway's error body as the platform writes it, so that its clients show the same text:

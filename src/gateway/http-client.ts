@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { ApiError, type ErrorCode, type ErrorTree } from '../http/errors.js';
+import { ApiError, type ErrorCode, type ErrorTree } from '../core/errors.js';
 import type {
   CaptureRequest,
   CardRecord,

@@ -1,6 +1,6 @@
 import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../http/rules.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../core/rules.js';
 
 /** Request parsing of the gateway verbs: the protocol's `request` object into checked values. */
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { findShopRow } from '../shops/repository.js';
 import {
   challengePage,

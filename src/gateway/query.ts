@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   findByTrackingId,
   findTransaction,

@@ -1,5 +1,5 @@
 import type { Services } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { TransactionStatus } from '../ledger/repository.js';
 import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
 import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';

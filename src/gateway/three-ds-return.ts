@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Ctx } from '../context.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 import { ctxOf } from '../http/ctx.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
 import { gatewayErrorBody } from './error-body.js';
 import { getTransaction } from './query.js';
 import { gatewayErrors, TransactionEnvelope } from './schemas.js';

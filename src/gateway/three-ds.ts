@@ -1,6 +1,6 @@
 import type { CardRecord } from '../cards/vault.js';
 import type { Services } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   changeStatus,
   findTransactionByUid,

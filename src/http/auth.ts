@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.js';
 import type { Shop } from '../shops/repository.js';
 import type { ShopAuthenticator } from '../shops/service.js';
-import { ApiError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

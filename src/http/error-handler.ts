@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, type ErrorBody, ErrorCollector } from './errors.js';
-import { Msg } from './rules.js';
+import { ApiError, type ErrorBody, ErrorCollector } from '../core/errors.js';
+import { Msg } from '../core/rules.js';
 
 interface AjvError {
   instancePath: string;

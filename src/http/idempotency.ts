@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
+import { ApiError } from '../core/errors.js';
 import { deriveKey } from '../crypto/secretbox.js';
 import type { Db, Tx } from '../db/db.js';
 import { type HeldTx, holdTransaction } from '../db/held.js';
 import { every } from '../periodic.js';
-import { ApiError } from './errors.js';
 
 /** How long a key is kept. */
 const KEEP_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError } from '../core/errors.js';
 import { sendApiError } from './error-handler.js';
-import { ApiError } from './errors.js';
 
 /**
  * Unknown routes answer 404 and known paths with another method answer 405 with `Allow`, both in the

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCollector } from './errors.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,6 +1,6 @@
 import { INTERVAL_UNITS, type IntervalUnit } from '../billing/interval.js';
-import type { ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
+import type { ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 import { isIsoCurrency } from '../money/currencies.js';
 import type { PlanData } from './repository.js';
 

@@ -1,7 +1,7 @@
 import type { IntervalUnit } from '../billing/interval.js';
+import type { ListParams } from '../core/paging.js';
 import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
-import type { ListParams } from '../http/pagination.js';
 
 export interface PlanRow {
   id: string;

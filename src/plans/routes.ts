@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parseListQuery } from '../core/paging.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
-import { ListQuery, page, parseListQuery } from '../http/pagination.js';
+import { ListQuery, page } from '../http/pagination.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import { PlanInput, PlanSchema } from './schemas.js';
 import { createPlan, getPlan, listPlans } from './service.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { INTERVAL_UNITS } from '../billing/interval.js';
-import { LANGUAGES } from '../http/rules.js';
+import { LANGUAGES } from '../core/rules.js';
 import { Nullable } from '../http/schemas.js';
 
 /**

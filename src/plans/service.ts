@@ -1,10 +1,10 @@
 import type { IntervalUnit } from '../billing/interval.js';
 import { isoString } from '../clock.js';
 import type { Ctx } from '../context.js';
+import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';
+import type { ListParams } from '../core/paging.js';
+import { Msg } from '../core/rules.js';
 import type { Queryable } from '../db/db.js';
-import { ApiError, ErrorCollector, type ErrorTree } from '../http/errors.js';
-import type { ListParams } from '../http/pagination.js';
-import { Msg } from '../http/rules.js';
 import { newId } from '../ids.js';
 import { validatePlan } from './input.js';
 import { findPlan, insertPlan, listPlanRows, type PlanData, type PlanRow } from './repository.js';

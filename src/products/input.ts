@@ -1,5 +1,5 @@
-import type { ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
+import type { ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 
 /** Buyer fields a product can ask for on its payment page (the platform's list). */
 export const VISIBLE_FIELDS = [

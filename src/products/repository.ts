@@ -1,6 +1,6 @@
+import type { ListParams } from '../core/paging.js';
 import type { Queryable, Tx } from '../db/db.js';
 import { listPage } from '../db/list.js';
-import type { ListParams } from '../http/pagination.js';
 import type { ProductData } from './input.js';
 
 export interface ProductRow extends ProductData {

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parseListQuery } from '../core/paging.js';
+import { LANGUAGES } from '../core/rules.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
-import { ListQuery, page, parseListQuery } from '../http/pagination.js';
-import { LANGUAGES } from '../http/rules.js';
+import { ListQuery, page } from '../http/pagination.js';
 import { ErrorBodySchema, errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
 import { KEPT_PLATFORM_FIELDS, TRANSACTION_TYPES, VISIBLE_FIELDS } from './input.js';
 import {

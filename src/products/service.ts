@@ -1,8 +1,8 @@
 import { isoString } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Ctx } from '../context.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import type { ListParams } from '../http/pagination.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import type { ListParams } from '../core/paging.js';
 import { isId, newId } from '../ids.js';
 import { type ProductData, validateProduct } from './input.js';
 import {

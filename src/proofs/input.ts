@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 import {
   DOCUMENT_TYPES,
   type DocumentType,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   findTransaction,
   insertTransaction,

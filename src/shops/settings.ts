@@ -3,9 +3,9 @@
  * `PATCH /shop` and `kopek shop update`. The same verbs serve both.
  */
 import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../billing/retry-settings.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import { isEmail, isHttpUrl, Msg } from '../core/rules.js';
 import type { Queryable } from '../db/db.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import { isEmail, isHttpUrl, Msg } from '../http/rules.js';
 import {
   findShopRow,
   type QuietHoursSetting,

@@ -1,6 +1,7 @@
 import { rulesFor } from '../billing/rules.js';
 import { type CardInput, CardMsg } from '../cards/validation.js';
 import type { Ctx } from '../context.js';
+import { ApiError, type ErrorTree } from '../core/errors.js';
 import {
   type AvsCvcRequest,
   type CardRecord,
@@ -10,7 +11,6 @@ import {
   gatewayClient,
   type TransactionAnswer,
 } from '../gateway/client.js';
-import { ApiError, type ErrorTree } from '../http/errors.js';
 import type { Plan } from '../plans/service.js';
 import { lockOpenCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';

@@ -1,10 +1,10 @@
 import { type CardInput, validateCardInput } from '../cards/validation.js';
 import type { Ctx } from '../context.js';
+import { ErrorCollector } from '../core/errors.js';
+import { Fields, Msg } from '../core/rules.js';
 import { type CustomerRow, findCustomer, type NewCustomer } from '../customers/repository.js';
 import { validateCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/db.js';
-import { ErrorCollector } from '../http/errors.js';
-import { Fields, Msg } from '../http/rules.js';
 import { checkPlanInput, type PlanChoice } from '../plans/service.js';
 
 export const CUSTOMER_NOT_FOUND = "customer with this ID doesn't exist for this account";

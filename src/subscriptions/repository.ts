@@ -1,6 +1,6 @@
 import type { CardRecord } from '../cards/vault.js';
+import { unknownCursor } from '../core/paging.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import { unknownCursor } from '../http/pagination.js';
 import type { TransactionSummary } from './view.js';
 
 export type SubscriptionState =

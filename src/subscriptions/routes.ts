@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { ErrorCollector } from '../core/errors.js';
+import { parseListQuery } from '../core/paging.js';
 import { CustomerInput } from '../customers/routes.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
-import { ErrorCollector } from '../http/errors.js';
-import { page, parseListQuery } from '../http/pagination.js';
+import { page } from '../http/pagination.js';
 import { errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
 import { PlanInput, PlanSchema } from '../plans/schemas.js';
 import { SUBSCRIPTION_STATES } from './repository.js';

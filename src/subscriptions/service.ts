@@ -9,6 +9,8 @@ import {
   openCheckout,
 } from '../checkout/repository.js';
 import type { Ctx } from '../context.js';
+import { ApiError, ErrorCollector } from '../core/errors.js';
+import { Fields } from '../core/rules.js';
 import {
   type CustomerRow,
   customerInsert,
@@ -19,8 +21,6 @@ import {
 } from '../customers/repository.js';
 import type { Statement } from '../db/db.js';
 import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
-import { ApiError, ErrorCollector } from '../http/errors.js';
-import { Fields } from '../http/rules.js';
 import { newId } from '../ids.js';
 import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateCardInput } from '../../src/cards/validation.js';
-import { ErrorCollector } from '../../src/http/errors.js';
+import { ErrorCollector } from '../../src/core/errors.js';
 import { card, charge, type GatewayShop, gatewayShop } from '../gateway/helpers.js';
 
 let g: GatewayShop;

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ApiError, ErrorCollector, sentence } from '../../src/core/errors.js';
 import { buildApp } from '../../src/http/app.js';
-import { ApiError, ErrorCollector, sentence } from '../../src/http/errors.js';
 import { pinoOptions } from '../../src/http/logger.js';
 import { type Harness, harness, newShop, type TestShop } from '../harness.js';
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ApiError } from '../../src/core/errors.js';
 import { gatewayClient, InProcessGatewayClient } from '../../src/gateway/client.js';
 import { HttpGatewayClient } from '../../src/gateway/http-client.js';
-import { ApiError } from '../../src/http/errors.js';
 import { harness } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 

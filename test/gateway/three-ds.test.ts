@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/core/errors.js';
 import { TEST_CARDS } from '../../src/gateway/test-cards.js';
 import { completeThreeDSecure, threeDSecureStep } from '../../src/gateway/three-ds.js';
-import { ApiError } from '../../src/http/errors.js';
 import { harness } from '../harness.js';
 import { card, gatewayShop } from './helpers.js';
 

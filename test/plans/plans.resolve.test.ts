@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Ctx } from '../../src/context.js';
-import { ErrorCollector, sentence } from '../../src/http/errors.js';
+import { ErrorCollector, sentence } from '../../src/core/errors.js';
 import { checkPlanInput, createPlan, getPlan, listPlans, resolvePlanInput } from '../../src/plans/service.js';
 import { type Harness, harness, newShop } from '../harness.js';
 
