@@ -11,13 +11,13 @@ import { type Shop, toShop } from '../shops/repository.js';
 import { chargeDescription } from '../subscriptions/charge.js';
 import { chargeClaimInsert, lockOpenCharge } from '../subscriptions/charge-records.js';
 import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
+import { rulesFor } from '../subscriptions/rules.js';
 import { CHARGE_LEASE_MS } from '../subscriptions/schedule.js';
 import { applyChargeAnswer, chargeTrackingId, outcomeOf } from '../subscriptions/settle.js';
 import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
 import { applyTransition } from '../subscriptions/writer.js';
 import { lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
-import { rulesFor } from './rules.js';
 
 /**
  * The billing engine: takes what is due, charges it once, and records the outcome through the

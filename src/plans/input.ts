@@ -1,4 +1,4 @@
-import { INTERVAL_UNITS, type IntervalUnit } from '../billing/interval.js';
+import { INTERVAL_UNITS, type IntervalUnit } from '../calendar/interval.js';
 import type { ErrorCollector } from '../core/errors.js';
 import { Fields, Msg } from '../core/rules.js';
 import { isIsoCurrency } from '../money/currencies.js';

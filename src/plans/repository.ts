@@ -1,4 +1,4 @@
-import type { IntervalUnit } from '../billing/interval.js';
+import type { IntervalUnit } from '../calendar/interval.js';
 import type { ListParams } from '../core/paging.js';
 import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';

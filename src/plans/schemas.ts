@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { INTERVAL_UNITS } from '../billing/interval.js';
+import { INTERVAL_UNITS } from '../calendar/interval.js';
 import { LANGUAGES } from '../core/rules.js';
 import { Nullable } from '../http/schemas.js';
 

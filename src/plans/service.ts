@@ -1,4 +1,4 @@
-import type { IntervalUnit } from '../billing/interval.js';
+import type { IntervalUnit } from '../calendar/interval.js';
 import { isoString } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';

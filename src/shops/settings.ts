@@ -2,7 +2,7 @@
  * A shop's own settings (decisions.md, The shop's own settings): read with `GET /shop`, changed with
  * `PATCH /shop` and `kopek shop update`. The same verbs serve both.
  */
-import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../billing/retry-settings.js';
+import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../calendar/retry-settings.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { isEmail, isHttpUrl, Msg } from '../core/rules.js';
 import type { Queryable } from '../db/db.js';

@@ -1,4 +1,3 @@
-import { rulesFor } from '../billing/rules.js';
 import { type CardInput, CardMsg } from '../cards/validation.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
@@ -15,6 +14,7 @@ import type { Plan } from '../plans/service.js';
 import { lockOpenCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
+import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS } from './schedule.js';
 import { applyChargeAnswer, chargeTrackingId } from './settle.js';
 import { type Happened, transition } from './transitions.js';

@@ -1,4 +1,4 @@
-import { addInterval, localDayOfMonth } from '../billing/interval.js';
+import { addInterval, localDayOfMonth } from '../calendar/interval.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionRow, SubscriptionState } from './repository.js';
 

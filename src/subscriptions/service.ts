@@ -1,5 +1,4 @@
-import { localDayOfMonth } from '../billing/interval.js';
-import { rulesFor } from '../billing/rules.js';
+import { localDayOfMonth } from '../calendar/interval.js';
 import type { CardInput } from '../cards/validation.js';
 import type { CardRecord } from '../cards/vault.js';
 import {
@@ -38,6 +37,7 @@ import {
   type SubscriptionRow,
   subscriptionInsert,
 } from './repository.js';
+import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule } from './schedule.js';
 import { outcomeOf, settleOpenCharge } from './settle.js';
 import { type SubscriptionEvent, transition } from './transitions.js';

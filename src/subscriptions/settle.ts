@@ -1,4 +1,3 @@
-import { rulesFor } from '../billing/rules.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { gatewayClient, type TransactionAnswer } from '../gateway/client.js';
@@ -6,6 +5,7 @@ import { findPlanOfShop, type Plan } from '../plans/service.js';
 import { findShopRow, toShop } from '../shops/repository.js';
 import { lockOpenCharge, openCharge, subscriptionOfTransaction } from './charge-records.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
+import { rulesFor } from './rules.js';
 import { type ChargeOutcome, transition } from './transitions.js';
 import { summarize } from './view.js';
 import { applyTransition } from './writer.js';

@@ -5,7 +5,7 @@ import {
   type IntervalUnit,
   isIntervalUnit,
   nthPeriodEnd,
-} from '../../src/billing/interval.js';
+} from '../../src/calendar/interval.js';
 
 const at = (iso: string) => new Date(iso);
 const iso = (d: Date) => d.toISOString();

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addInterval } from '../../src/billing/interval.js';
+import { addInterval } from '../../src/calendar/interval.js';
 import { findPlanOfShop } from '../../src/plans/service.js';
 import { findSubscription } from '../../src/subscriptions/repository.js';
 import { periodEnd } from '../../src/subscriptions/schedule.js';

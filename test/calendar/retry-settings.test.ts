@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextAttemptAt } from '../../src/billing/retry-schedule.js';
-import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../../src/billing/retry-settings.js';
+import { nextAttemptAt } from '../../src/calendar/retry-schedule.js';
+import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../../src/calendar/retry-settings.js';
 
 const DELAYS = 'must be a list of ISO 8601 durations such as PT1H or P1D';
 

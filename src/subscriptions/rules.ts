@@ -1,6 +1,6 @@
+import { nextAttemptAt } from '../calendar/retry-schedule.js';
 import type { Shop } from '../shops/repository.js';
-import type { Rules } from '../subscriptions/transitions.js';
-import { nextAttemptAt } from './retry-schedule.js';
+import type { Rules } from './transitions.js';
 
 /** The billing rules of one shop: when a failed renewal is tried again, by its settings. */
 export function rulesFor(shop: Pick<Shop, 'timeZone' | 'retrySchedule' | 'quietHours'>): Rules {

@@ -4,7 +4,7 @@ import {
   type NextAttemptInput,
   nextAttemptAt,
   type RetrySchedule,
-} from '../../src/billing/retry-schedule.js';
+} from '../../src/calendar/retry-schedule.js';
 import { at, iso, local } from './local.js';
 
 const NY = 'America/New_York';

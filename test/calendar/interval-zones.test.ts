@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addInterval, type IntervalUnit, localDayOfMonth, nthPeriodEnd } from '../../src/billing/interval.js';
+import {
+  addInterval,
+  type IntervalUnit,
+  localDayOfMonth,
+  nthPeriodEnd,
+} from '../../src/calendar/interval.js';
 import { at, iso, local } from './local.js';
 
 const NY = 'America/New_York';

@@ -4,7 +4,7 @@ import {
   type NextAttemptInput,
   nextAttemptAt,
   type QuietHours,
-} from '../../src/billing/retry-schedule.js';
+} from '../../src/calendar/retry-schedule.js';
 import { at, iso } from './local.js';
 
 const NY = 'America/New_York';

@@ -6,7 +6,7 @@ import {
   isTimeZone,
   type WallTime,
   wallTimeAt,
-} from '../../src/billing/zoned-time.js';
+} from '../../src/calendar/zoned-time.js';
 import { at, iso } from './local.js';
 
 const wall = (year: number, month: number, day: number, hour: number, minute = 0): WallTime => ({
