@@ -1,5 +1,6 @@
 import type { CustomerRow } from '../customers/repository.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
+import { eventInsert } from '../notifications/outbox.js';
 import type { Plan } from '../plans/service.js';
 import { recordCharge } from './charge-records.js';
 import { type SubscriptionRow, updateSubscription, withChange } from './repository.js';
@@ -18,18 +19,22 @@ export interface ChargeRef {
   uid: string | null;
 }
 
-/** An event row of the outbox, announcing the subscription as the API shows it. */
+/** An event of the outbox announcing the subscription as the API shows it, for its notification_url. */
 export function subscriptionEventInsert(
   event: SubscriptionEvent | 'created.subscription',
   view: Subscription,
   shopId: number,
   now: Date,
 ): Statement {
-  return {
-    sql: `INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at)
-          VALUES ($1, 'subscription', $2, $3, $4, $5)`,
-    params: [shopId, view.id, event, JSON.stringify({ ...view, event }), now],
-  };
+  return eventInsert({
+    shopId,
+    resourceType: 'subscription',
+    resourceId: view.id,
+    event,
+    payload: { ...view, event },
+    url: view.notification_url,
+    now,
+  });
 }
 
 async function customerOf(db: Queryable, row: SubscriptionRow): Promise<CustomerRow | undefined> {
