@@ -29,6 +29,9 @@ import { lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './r
 /** How long a claimed attempt keeps others off before it is looked at again (resolved by query). */
 export const LEASE_MS = CHARGE_LEASE_MS;
 
+/** The outcome of an attempt another run took over before this one sent it: not charged here. */
+const LEASE_LOST = 'lease_lost';
+
 export interface BillingSummary {
   charged: number;
   successful: number;
@@ -216,7 +219,8 @@ async function perform(services: Services, w: Work, summary: BillingSummary, obs
     outcome = 'unknown';
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (w.kind === 'charge') {
+  // An attempt whose lease was lost was never sent: whoever took it over counts its charge.
+  if (w.kind === 'charge' && outcome !== LEASE_LOST) {
     summary.charged++;
     if (outcome === 'successful') summary.successful++;
     else if (outcome === 'failed') summary.failed++;
@@ -276,14 +280,8 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
     }
   }
   // Step by step: asked over HTTP, or for a card whose outcome depends on its history.
-  const current = await ctx.db.query<{ cancelled_at: Date | null }>(
-    'SELECT cancelled_at FROM subscriptions WHERE id = $1',
-    [w.sub.id],
-  );
-  if (current[0]?.cancelled_at) {
-    await settle(ctx, w, { kind: 'charge_abandoned', period: w.period });
-    return 'canceled';
-  }
+  const held = await holdForRequest(ctx, w);
+  if (held !== 'held') return held;
   let answer: TransactionAnswer;
   try {
     answer = await gateway.payment(request);
@@ -306,6 +304,39 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
   }
   await ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, w.sub.id, w.plan, ref, answer));
   return outcomeOf(answer);
+}
+
+/**
+ * Before a payment goes out step by step, makes sure the attempt is still this run's and keeps it so
+ * for a whole lease. A batch's lease starts when the batch is claimed and its charges run one after
+ * another, so a slow batch (a gateway taking seconds per answer) can outlive it: another run then
+ * resolves the attempts not yet sent by a query that finds nothing, abandons them and charges their
+ * periods again, and this run must not send them after all. The attempt must still be open and the
+ * subscription still under the lease this run set (another run's claim replaces it); then the lease
+ * starts afresh, and the request has a whole lease before anyone may ask what became of it. (A
+ * planned payment needs none of this: it commits only while its attempt is open.) An attempt whose
+ * subscription was cancelled meanwhile is abandoned without a charge.
+ */
+async function holdForRequest(ctx: Ctx, w: Work): Promise<'held' | 'canceled' | typeof LEASE_LOST> {
+  return ctx.db.tx(async (tx) => {
+    const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
+    if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return LEASE_LOST;
+    const now = ctx.clock.now();
+    if (sub.cancelled_at) {
+      const t = transition(
+        sub,
+        w.plan,
+        { kind: 'charge_abandoned', period: w.period },
+        now,
+        rulesFor(ctx.shop),
+      );
+      await applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid: null });
+      return 'canceled';
+    }
+    if (sub.renew_at?.getTime() !== w.sub.renew_at?.getTime()) return LEASE_LOST;
+    await apply(tx, sub, w.plan, ctx.shop, { kind: 'lease', until: new Date(now.getTime() + LEASE_MS) }, now);
+    return 'held';
+  });
 }
 
 /** No answer in time: the attempt waits, marked unknown, until a query under a later lease settles it. */

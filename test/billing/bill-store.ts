@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -303,5 +304,64 @@ export async function ledgerReport(store: BillStore, period: number): Promise<Le
        ORDER BY s.id`,
       [shopId, period],
     ),
+  };
+}
+
+export interface HoldingProxy {
+  /** Give this as GATEWAY_URL. */
+  url: string;
+  /** Resolves when a payment request is being held. */
+  holding: Promise<void>;
+  /** Sends the held request on, and every later one at once. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy in front of a gateway that passes `pass` payment requests and holds the next one until
+ * released: a billing process that is slow in the middle of its batch, on demand.
+ */
+export async function holdingProxy(target: string, pass: number): Promise<HoldingProxy> {
+  let payments = 0;
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  let held!: () => void;
+  const holding = new Promise<void>((r) => {
+    held = r;
+  });
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (req.method === 'POST' && req.url?.endsWith('/transactions/payments') && ++payments > pass) {
+      held();
+      await released;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    const method = req.method ?? 'GET';
+    const answer = await fetch(`${target}${req.url}`, {
+      method,
+      headers,
+      ...(method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
+    });
+    res.writeHead(answer.status, {
+      'content-type': answer.headers.get('content-type') ?? 'application/json',
+    });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    holding,
+    release,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

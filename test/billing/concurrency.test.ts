@@ -4,6 +4,7 @@ import { cleanUp } from '../foundation/kopek-process.js';
 import {
   type BillRun,
   type BillStore,
+  holdingProxy,
   killNow,
   type LedgerReport,
   ledgerReport,
@@ -98,6 +99,54 @@ describe.skipIf(!pgUrl)('kopek bill on PostgreSQL (set DATABASE_URL; skipped on 
       untilAwaitingRecord: 4,
     });
     expect(stale.awaitingRecord).toBeGreaterThan(0);
+  });
+
+  it('a run whose batch outlives its lease charges nothing another run has taken over', async () => {
+    // One batch: the first run claims every subscription at once, under one lease.
+    const N = 100;
+    const s = await store('billlease', N);
+    const gateway = await startGateway(s);
+    const proxy = await holdingProxy(gateway.env.GATEWAY_URL as string, 3);
+    try {
+      // The first run reaches its gateway through a proxy that holds its fourth payment: a run
+      // slowed down in the middle of its batch (a gateway that takes seconds to answer, say).
+      const slow = startBill(s, { ...gateway.env, GATEWAY_URL: proxy.url });
+      await Promise.race([
+        proxy.holding,
+        slow.exited.then(() => {
+          throw new Error(`kopek bill ended before its payment was held:\n${slow.output()}`);
+        }),
+      ]);
+      // Meanwhile the lease it took when it claimed the batch runs out (what a slow batch does in
+      // five minutes; moved here, as in the crash tests). Subscriptions leased later than the claim
+      // keep their lease.
+      await s.db.query(
+        `UPDATE subscriptions SET renew_at = now() - interval '1 second'
+         WHERE renew_at = (SELECT min(s.renew_at) FROM subscriptions s
+           JOIN subscription_charges c ON c.subscription_id = s.id
+           WHERE c.period = 2 AND c.status = 'pending')`,
+      );
+      // Another run (another instance's billing loop) takes over whatever is due again...
+      const other = await startBill(s, gateway.env).summary();
+      // ...and then the slow run carries on with its batch.
+      proxy.release();
+      const first = await slow.summary();
+      console.log(`slow run: ${JSON.stringify(first)}\nother run: ${JSON.stringify(other)}`);
+
+      const report = await ledgerReport(s, 2);
+      expect(clean(report)).toEqual(CLEAN);
+      expect(report.notRenewed).toEqual([]);
+      expect(report.payments).toBe(N);
+      expect(report.open).toBe(0);
+      expect(report.due).toBe(0);
+      // The slow run charged what it had sent, the held payment included (its lease was renewed as
+      // it went out); the other run resolved and charged the rest; neither charged the other's.
+      expect(first).toMatchObject({ charged: 4, successful: 4 });
+      expect(other).toMatchObject({ resolved: N - 4, charged: N - 4, successful: N - 4 });
+    } finally {
+      proxy.release();
+      await proxy.close();
+    }
   });
 });
 
