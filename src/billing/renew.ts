@@ -6,18 +6,26 @@ import {
   gatewayClient,
   type TransactionAnswer,
 } from '../gateway/client.js';
-import { type Plan, toPlan } from '../plans/service.js';
-import { type Shop, toShop } from '../shops/repository.js';
+import type { Plan } from '../plans/service.js';
 import { chargeDescription } from '../subscriptions/charge.js';
-import { chargeClaimInsert, lockOpenCharge } from '../subscriptions/charge-records.js';
+import { lockOpenCharge } from '../subscriptions/charge-records.js';
 import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { CHARGE_LEASE_MS } from '../subscriptions/schedule.js';
 import { applyChargeAnswer, chargeTrackingId, outcomeOf } from '../subscriptions/settle.js';
-import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
+import { type Happened, transition } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
 import { applyTransition } from '../subscriptions/writer.js';
-import { lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
+import { claimBatch } from './claim.js';
+import { ctxOf, type Planned, recordPlanned } from './record.js';
+import {
+  type BillingObserver,
+  type BillingSummary,
+  countCharge,
+  emptySummary,
+  LEASE_LOST,
+  LEASE_MS,
+  type Work,
+} from './work.js';
 
 /**
  * The billing engine: takes what is due, charges it once, and records the outcome through the
@@ -26,27 +34,8 @@ import { lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './r
  * leaves an attempt that is resolved by asking the gateway, never by charging again blindly.
  */
 
-/** How long a claimed attempt keeps others off before it is looked at again (resolved by query). */
-export const LEASE_MS = CHARGE_LEASE_MS;
-
-/** The outcome of an attempt another run took over before this one sent it: not charged here. */
-const LEASE_LOST = 'lease_lost';
-
-export interface BillingSummary {
-  charged: number;
-  successful: number;
-  failed: number;
-  errors: number;
-  unknown: number;
-  /** Subscriptions that ended because their plan's billing cycles were all paid. */
-  ended: number;
-  /** Open attempts whose outcome a query settled (or proved they never reached the gateway). */
-  resolved: number;
-}
-
-export interface BillingObserver {
-  attempt?(outcome: string, seconds: number): void;
-}
+export type { BillingObserver, BillingSummary } from './work.js';
+export { emptySummary, LEASE_MS } from './work.js';
 
 export interface BillOptions {
   /** Bill only this shop (a test clock's advance). */
@@ -55,20 +44,6 @@ export interface BillOptions {
   observer?: BillingObserver;
 }
 
-type Work =
-  | { kind: 'charge'; sub: SubscriptionRow; plan: Plan; shop: Shop; period: number; attempt: number }
-  | { kind: 'resolve'; sub: SubscriptionRow; plan: Plan; shop: Shop; period: number; attempt: number };
-
-export const emptySummary = (): BillingSummary => ({
-  charged: 0,
-  successful: 0,
-  failed: 0,
-  errors: 0,
-  unknown: 0,
-  ended: 0,
-  resolved: 0,
-});
-
 /** Runs everything due now, batch after batch, until nothing is due. */
 export async function billDue(services: Services, opts: BillOptions = {}): Promise<BillingSummary> {
   const summary = emptySummary();
@@ -76,110 +51,62 @@ export async function billDue(services: Services, opts: BillOptions = {}): Promi
   for (;;) {
     const work = await claimBatch(services, services.clock.now(), batchSize, opts.shopId, summary);
     if (work === undefined) break;
-    for (const w of work) await perform(services, w, summary, opts.observer);
+    await performBatch(services, work, summary, opts.observer);
   }
   return summary;
 }
 
 /**
- * Claims one batch: due subscriptions locked and skipped by other runs; each one's open attempt is
- * leased for resolution, a finished finite plan ends, and otherwise the next attempt is claimed.
- * Undefined when nothing was due.
+ * Charges a claimed batch. With the gateway in this process, the payments are decided first and then
+ * written with their outcomes in one transaction; a payment it cannot plan (over HTTP, or a card whose
+ * outcome depends on its history) goes step by step, as does every open attempt to resolve.
  */
-async function claimBatch(
+async function performBatch(
   services: Services,
-  now: Date,
-  limit: number,
-  shopId: number | undefined,
+  work: readonly Work[],
   summary: BillingSummary,
-): Promise<Work[] | undefined> {
-  return services.db.tx(async (tx) => {
-    const due = await lockDue(tx, now, limit, shopId);
-    if (due.length === 0) return undefined;
-    const ids = due.map((s) => s.id);
-    const [plans, shops, open] = await Promise.all([
-      plansByIds(tx, [...new Set(due.map((s) => s.plan_id))]),
-      shopsByIds(tx, [...new Set(due.map((s) => s.shop_id))]),
-      openAttempts(tx, ids),
-    ]);
-    const planById = new Map(plans.map((p) => [p.id, toPlan(p)]));
-    const shopById = new Map(shops.map((s) => [s.id, toShop(s)]));
-    const openBySub = new Map(open.map((c) => [c.subscription_id, c]));
-    const charges = due.flatMap((sub) => {
-      const plan = planById.get(sub.plan_id);
-      if (!plan || openBySub.has(sub.id)) return [];
-      const next = whenDue(sub, plan);
-      return next.kind === 'charge' ? [{ id: sub.id, period: next.period }] : [];
-    });
-    const attempts = await lastAttempts(tx, charges);
-    const work: Work[] = [];
-    for (const sub of due) {
-      const plan = planById.get(sub.plan_id);
-      const shop = shopById.get(sub.shop_id);
-      // The shop's own time: a test shop's clock runs ahead of real time.
-      const at = new Date(now.getTime() + (shop?.clockOffsetMs ?? 0));
-      const lease = new Date(at.getTime() + LEASE_MS);
-      if (!plan || !shop) {
-        // Nothing can be charged without its plan: set aside for an operator, never retried in a loop.
-        services.log.error({ subscription: sub.id }, 'a due subscription has no plan or shop; not billed');
-        await apply(
-          tx,
-          sub,
-          plan,
-          shop,
-          { kind: 'lease', until: new Date(at.getTime() + 24 * 3600_000) },
-          at,
-        );
-        continue;
-      }
-      const pending = openBySub.get(sub.id);
-      if (pending) {
-        await apply(tx, sub, plan, shop, { kind: 'lease', until: lease }, at);
-        work.push({ kind: 'resolve', sub, plan, shop, period: pending.period, attempt: pending.attempt });
-        continue;
-      }
-      const next = whenDue(sub, plan);
-      if (next.kind === 'end') {
-        await apply(tx, sub, plan, shop, { kind: 'cycles_completed' }, at);
-        summary.ended++;
-        continue;
-      }
-      const attempt = (attempts.get(sub.id) ?? 0) + 1;
-      const claim = chargeClaimInsert(
-        {
-          subscriptionId: sub.id,
-          period: next.period,
-          attempt,
-          amount: plan.plan.amount,
-          currency: plan.currency,
-        },
-        at,
-      );
-      await tx.query(claim.sql, claim.params);
-      const claimed = await apply(
-        tx,
-        sub,
-        plan,
-        shop,
-        { kind: 'renewal_claimed', period: next.period, lease },
-        at,
-      );
-      work.push({ kind: 'charge', sub: claimed, plan, shop, period: next.period, attempt });
+  observer: BillingObserver | undefined,
+): Promise<void> {
+  const contexts = new Map<number, Ctx>();
+  const planned: Planned[] = [];
+  const oneByOne: Work[] = [];
+  const started = process.hrtime.bigint();
+  for (const w of work) {
+    const ctx = ctxOf(services, w, contexts);
+    const gateway = gatewayClient(ctx);
+    if (w.kind !== 'charge' || !gateway.planPayment) {
+      oneByOne.push(w);
+      continue;
     }
-    return work;
-  });
-}
-
-function apply(
-  tx: Parameters<typeof applyTransition>[0],
-  sub: SubscriptionRow,
-  plan: Plan | undefined,
-  shop: Shop | undefined,
-  happened: Happened,
-  now: Date,
-): Promise<SubscriptionRow> {
-  const rules = rulesFor(shop ?? { timeZone: 'UTC', retrySchedule: null, quietHours: null });
-  return applyTransition(tx, sub, plan, transition(sub, plan, happened, now, rules), now);
+    const p = await gateway
+      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt))
+      .catch((err: unknown) => {
+        if (err instanceof ApiError) return undefined;
+        throw err;
+      });
+    if (p) planned.push({ w, ctx, planned: p });
+    else oneByOne.push(w);
+  }
+  if (planned.length > 0) {
+    let outcomes: string[] | undefined;
+    try {
+      outcomes = await recordPlanned(services, planned);
+    } catch (err) {
+      // One bad payment must not hold back the batch: each is then taken on its own.
+      services.log.error({ err }, 'recording a batch of renewals failed; charging them one by one');
+      oneByOne.push(...planned.map((p) => p.w));
+    }
+    if (outcomes) {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9 / planned.length;
+      outcomes.forEach((outcome, i) => {
+        const w = (planned[i] as Planned).w;
+        countCharge(summary, outcome);
+        observer?.attempt?.(outcome, seconds);
+        logAttempt(ctxOf(services, w, contexts), w, outcome, seconds);
+      });
+    }
+  }
+  for (const w of oneByOne) await perform(services, w, summary, observer);
 }
 
 /** The gateway payment of a renewal attempt: the stored card, no cardholder present. */
@@ -219,16 +146,13 @@ async function perform(services: Services, w: Work, summary: BillingSummary, obs
     outcome = 'unknown';
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  // An attempt whose lease was lost was never sent: whoever took it over counts its charge.
-  if (w.kind === 'charge' && outcome !== LEASE_LOST) {
-    summary.charged++;
-    if (outcome === 'successful') summary.successful++;
-    else if (outcome === 'failed') summary.failed++;
-    else if (outcome === 'error' || outcome === 'refused') summary.errors++;
-    else summary.unknown++;
-  }
+  if (w.kind === 'charge') countCharge(summary, outcome);
   observer?.attempt?.(outcome, seconds);
-  // Ids and outcome only: a log line never carries card data.
+  logAttempt(ctx, w, outcome, seconds);
+}
+
+/** One line per attempt: ids and outcome only, never card data. */
+function logAttempt(ctx: Ctx, w: Work, outcome: string, seconds: number): void {
   ctx.log.info(
     {
       subscription: w.sub.id,
@@ -334,7 +258,9 @@ async function holdForRequest(ctx: Ctx, w: Work): Promise<'held' | 'canceled' | 
       return 'canceled';
     }
     if (sub.renew_at?.getTime() !== w.sub.renew_at?.getTime()) return LEASE_LOST;
-    await apply(tx, sub, w.plan, ctx.shop, { kind: 'lease', until: new Date(now.getTime() + LEASE_MS) }, now);
+    const lease = new Date(now.getTime() + LEASE_MS);
+    const t = transition(sub, w.plan, { kind: 'lease', until: lease }, now, rulesFor(ctx.shop));
+    await applyTransition(tx, sub, w.plan, t, now);
     return 'held';
   });
 }

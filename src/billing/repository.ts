@@ -1,3 +1,4 @@
+import type { CustomerRow } from '../customers/repository.js';
 import type { Queryable, Tx } from '../db/db.js';
 import type { PlanRow } from '../plans/repository.js';
 import type { ShopRow } from '../shops/repository.js';
@@ -89,4 +90,9 @@ export async function nextDueOfShop(db: Queryable, shopId: number): Promise<Date
     [shopId],
   );
   return row?.at ?? undefined;
+}
+
+export async function customersByIds(db: Queryable, ids: string[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return [];
+  return db.query<CustomerRow>('SELECT * FROM customers WHERE id = ANY($1::text[])', [ids]);
 }

@@ -8,6 +8,11 @@ export interface Tx extends Queryable {
   readonly inTransaction: true;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Runs the statements in order inside this transaction, in one round trip to PostgreSQL; the first
+   * error fails the transaction. Resolves with each statement's rows.
+   */
+  batch<R = Record<string, unknown>>(statements: readonly Statement[]): Promise<R[][]>;
 }
 
 /** One SQL statement with its parameters, built now and run later (in a batch, say). */

@@ -29,6 +29,12 @@ export async function createPgliteDb(dir: string | undefined): Promise<Db> {
           async exec(sql) {
             await t.exec(sql);
           },
+          async batch(statements) {
+            const results = [];
+            for (const s of statements)
+              results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
+            return results;
+          },
         };
         return fn(tx);
       });

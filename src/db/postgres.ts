@@ -123,6 +123,24 @@ export function createPostgresDb(
           async exec(sql) {
             await watch(client.query(sql));
           },
+          async batch(statements) {
+            // Inside BEGIN, the batch's Sync commits nothing: it only ends the round trip.
+            const batch = new Batch(
+              statements.map((s) => ({
+                sql: s.sql,
+                params: s.params,
+                name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
+              })),
+              parsers,
+            );
+            client.query(batch as never);
+            try {
+              return (await watch(batch.done)) as never[][];
+            } catch (err) {
+              for (const s of statements) prepared.retryUnnamed(s.sql, err);
+              throw err;
+            }
+          },
         };
         const result = await fn(tx);
         await watch(client.query('COMMIT'));

@@ -43,3 +43,18 @@ export function eventInsert(a: Announcement): Statement {
     ],
   };
 }
+
+const INSERT_MANY = `INSERT INTO events
+  (shop_id, resource_type, resource_id, event, payload, created_at, url, status, next_attempt_at)
+  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[],
+    $7::text[], $8::text[], $9::timestamptz[])`;
+
+/** One statement announcing many events in order (the billing engine's batches). */
+export function eventsInsert(list: readonly Announcement[]): Statement {
+  const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  for (const a of list) {
+    const params = eventInsert(a).params as unknown[];
+    for (let i = 0; i < columns.length; i++) (columns[i] as unknown[]).push(params[i]);
+  }
+  return { sql: INSERT_MANY, params: columns };
+}

@@ -26,6 +26,8 @@ export interface ChargeClaim {
   attempt: number;
   amount: number;
   currency: string;
+  /** When it was claimed, on the shop's clock, if not the caller's `now`. */
+  at?: Date;
 }
 
 /**
@@ -60,6 +62,27 @@ export function answeredChargeInsert(
     sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at)
      VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7)`,
     params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now],
+  };
+}
+
+/**
+ * Claims many attempts in one statement (the billing engine's batch). Each names the next attempt of a
+ * period of a subscription its caller holds locked, so none can exist yet: a conflict is an error.
+ */
+export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): Statement {
+  return {
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
+     SELECT id, period, attempt, amount, currency, 'pending', at, at
+     FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::timestamptz[])
+       AS c (id, period, attempt, amount, currency, at)`,
+    params: [
+      claims.map((c) => c.subscriptionId),
+      claims.map((c) => c.period),
+      claims.map((c) => c.attempt),
+      claims.map((c) => c.amount),
+      claims.map((c) => c.currency),
+      claims.map((c) => c.at ?? now),
+    ],
   };
 }
 
