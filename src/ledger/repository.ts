@@ -1,4 +1,5 @@
 import { type Queryable, sqlText, type Tx } from '../db/db.js';
+import { type Announcement, eventInsert } from '../notifications/outbox.js';
 
 export const TRANSACTION_TYPES = [
   'payment',
@@ -106,26 +107,56 @@ function values(t: NewTransaction): unknown[] {
   ];
 }
 
+// The outbox's columns in the order of eventInsert's parameters: the event CTE below takes those
+// parameters as they are, so the outbox alone decides the row's delivery state.
+const EVENT_COLUMNS = [
+  'shop_id',
+  'resource_type',
+  'resource_id',
+  'event',
+  'payload',
+  'created_at',
+  'url',
+  'status',
+  'next_attempt_at',
+] as const;
+
 /**
  * The INSERT of a transaction as the CTE `created` of a larger statement, with parameters numbered
  * from `$first`. With `gate`, the name of an earlier CTE of the statement, the row is written only
  * when that CTE yields a row: how a charge is recorded only when its duplicate check lets it through,
- * in the same statement. Its history starts when its status first changes (changeStatus).
+ * in the same statement. With `event`, the statement also writes that event to the outbox, from the
+ * row `created` yields: the transaction and its announcement commit together, or neither is written
+ * (a held fingerprint writes neither), without another statement. Its history starts when its status
+ * first changes (changeStatus).
  */
 export function transactionInsertCtes(
   t: NewTransaction,
   now: Date,
   first: number,
   gate?: string,
+  event?: Announcement,
 ): { sql: string; values: unknown[] } {
   const params = values(t);
   params.push(now);
-  const sql = sqlText(`transaction-cte ${first} ${gate ?? ''}`, () => {
+  if (event) {
+    const announced = eventInsert(event).params ?? [];
+    if (announced.length !== EVENT_COLUMNS.length)
+      throw new Error('the outbox row changed shape: EVENT_COLUMNS must follow eventInsert');
+    params.push(...announced);
+  }
+  const sql = sqlText(`transaction-cte ${first} ${gate ?? ''} ${event ? 'announced' : ''}`, () => {
     const at = `$${first + COLUMNS.length}`;
     const selected = COLUMNS.map((_, i) => `$${first + i}`).join(', ');
-    return `created AS (
+    const created = `created AS (
        INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at)
        SELECT ${selected}, ${at}, ${at}${gate ? ` FROM ${gate}` : ''} RETURNING *
+     )`;
+    if (!event) return created;
+    const from = first + COLUMNS.length + 1;
+    const announced = EVENT_COLUMNS.map((_, i) => `$${from + i}`).join(', ');
+    return `${created}, announced AS (
+       INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ${announced} FROM created
      )`;
   });
   return { sql, values: params };
@@ -161,14 +192,18 @@ export function storedTransactionRow(t: NewTransaction, now: Date): TransactionR
   };
 }
 
-/** Records a new transaction. */
+/** Records a new transaction, and with `event` its announcement, in one statement. */
 export async function insertTransaction(
   db: Queryable,
   t: NewTransaction,
   now: Date,
+  event?: Announcement,
 ): Promise<TransactionRow> {
-  const insert = transactionInsertCtes(t, now, 1);
-  const sql = sqlText('transaction-insert', () => `WITH ${insert.sql} SELECT * FROM created`);
+  const insert = transactionInsertCtes(t, now, 1, undefined, event);
+  const sql = sqlText(
+    `transaction-insert ${event ? 'announced' : ''}`,
+    () => `WITH ${insert.sql} SELECT * FROM created`,
+  );
   const [row] = await db.query<TransactionRow>(sql, insert.values);
   return row as TransactionRow;
 }
