@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CardRecord, toCardRecord } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
 import type { Queryable, Statement } from '../db/db.js';
-import {
-  insertTransaction,
-  type NewTransaction,
-  storedTransactionRow,
-  type TransactionRow,
-} from '../ledger/repository.js';
+import { type NewTransaction, storedTransactionRow, type TransactionRow } from '../ledger/repository.js';
 import {
   avsCvcResult,
   type Decision,
@@ -16,8 +11,9 @@ import {
   notEnrolledVerification,
   pendingVerification,
 } from './acquirer.js';
+import { insertAnnounced, transactionAnnouncement } from './announce.js';
 import { type GatewayType, PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
-import { type ChargeCard, cardOf } from './card-source.js';
+import { type ChargeCard, cardOf, type KnownCards } from './card-source.js';
 import { GatewayTimeout } from './errors.js';
 import { type ChargeInput, parseCharge, requestOf } from './input.js';
 import {
@@ -120,10 +116,16 @@ function outcomeRow(
 
 /**
  * Records a charge: one statement stores a new card, takes the duplicate check's fingerprint and
- * writes the ledger row. Only the first-then-declined test card, whose outcome depends on the card's
+ * writes the ledger row and its event. Only the first-then-declined test card, whose outcome depends on the card's
  * earlier charges, needs a transaction that locks the card and reads them first.
  */
-async function recordCharge(ctx: Ctx, uid: string, type: ChargeType, input: ChargeInput, now: Date) {
+async function recordCharge(
+  ctx: Ctx,
+  uid: string,
+  type: ChargeType,
+  input: ChargeInput,
+  now: Date,
+): Promise<Recorded> {
   const card = await cardOf(ctx.db, ctx, input.card, now);
   const c: ChargeAttempt = { ctx, uid, type, input, card, now };
   const readsHistory = type !== 'credit' && behaviourOf(card.number).kind === 'first_then_declined';
@@ -144,8 +146,19 @@ interface ChargeAttempt {
   now: Date;
 }
 
+/** A charge recorded: its ledger row and the answer the API gives (and its event carries). */
+interface Recorded {
+  row: TransactionRow;
+  answer: TransactionAnswer;
+}
+
+/** A charge decided: the rows that record it, and what it is once they are written. */
+interface Decided extends Recorded {
+  charge: NewCharge;
+}
+
 /** The acquirer's decision on a charge and the rows that record it, before anything is written. */
-function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefore: boolean): NewCharge {
+function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefore: boolean): Decided {
   const transaction = baseRow(ctx, uid, type, input, card);
   const extra = { additional_data: input.additionalData };
   const threeDsActive = type !== 'credit' && ctx.shop.threeDs && !input.skipThreeDs;
@@ -178,7 +191,10 @@ function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefo
     // Indexed, so the next charge of this card finds it (hasSuccessfulCharge).
     ...(remembered ? { remembered_card: true } : {}),
   };
-  return {
+  // The answer is built once: the response and the event's payload are the same object.
+  const row = storedTransactionRow(transaction, now);
+  const answer = toAnswer(row, ctx.config.gatewayUrl);
+  const charge: NewCharge = {
     card: card.unstored,
     fingerprint: {
       shopId: ctx.shop.id,
@@ -191,40 +207,41 @@ function decide({ ctx, uid, type, input, card, now }: ChargeAttempt, chargedBefo
     check: input.duplicateCheck && type !== 'credit',
     since: new Date(now.getTime() - DUPLICATE_WINDOW_MS),
     transaction,
+    event: transactionAnnouncement(row, answer),
   };
+  return { charge, row, answer };
 }
 
-async function decideAndRecord(
-  db: Queryable,
-  c: ChargeAttempt,
-  chargedBefore: boolean,
-): Promise<TransactionRow> {
-  const charge = decide(c, chargedBefore);
-  const row = await insertCharge(db, charge, c.now);
-  if (row) return row;
+async function decideAndRecord(db: Queryable, c: ChargeAttempt, chargedBefore: boolean): Promise<Recorded> {
+  const decided = decide(c, chargedBefore);
+  const { charge } = decided;
+  if (await insertCharge(db, charge, c.now)) return decided;
 
   // A duplicate: the card (when new) is stored, the charge is recorded as declined, naming the first.
   const { card: _stored, ...again } = charge;
   let first = await firstChargeOf(db, charge.fingerprint);
   if (first === undefined) {
     // The first charge's window ended between the two statements: this one is no duplicate after all.
-    const retried = await insertCharge(db, again, c.now);
-    if (retried) return retried;
+    if (await insertCharge(db, again, c.now)) return decided;
     first = (await firstChargeOf(db, charge.fingerprint)) ?? 'unknown';
   }
-  return recordDuplicate(
+  const gatewayUrl = c.ctx.config.gatewayUrl;
+  const row = await recordDuplicate(
     db,
     baseRow(c.ctx, c.uid, c.type, c.input, c.card),
     ChargeMsg.duplicate(first),
     first,
     { additional_data: c.input.additionalData },
     c.now,
+    gatewayUrl,
   );
+  return { row, answer: toAnswer(row, gatewayUrl) };
 }
 
 /**
  * Records a request the gateway declined as the duplicate of transaction `first`: failed, with no
- * acquirer answer, and `duplicate_of` so it never counts as the first of another duplicate.
+ * acquirer answer, and `duplicate_of` so it never counts as the first of another duplicate. It is
+ * announced like any failed transaction: the shop learns that its request was declined.
  */
 export function recordDuplicate(
   db: Queryable,
@@ -233,8 +250,9 @@ export function recordDuplicate(
   first: string,
   details: Record<string, unknown>,
   now: Date,
+  gatewayUrl: string,
 ): Promise<TransactionRow> {
-  return insertTransaction(
+  return insertAnnounced(
     db,
     {
       ...base,
@@ -247,6 +265,7 @@ export function recordDuplicate(
       },
     },
     now,
+    gatewayUrl,
   );
 }
 
@@ -264,15 +283,15 @@ async function run(ctx: Ctx, body: unknown, type: ChargeType): Promise<Transacti
   const now = ctx.clock.now();
   const input = parseCharge(requestOf(body), now, { requireCvc: type !== 'credit' });
   const uid = randomUUID();
-  const row = await recordCharge(ctx, uid, type, input, now);
+  const { row, answer } = await recordCharge(ctx, uid, type, input, now);
   logTransaction(ctx, row);
   // Recorded as pending first, so a query by tracking_id finds it: the caller's way out of the unknown.
   if (timedOut(row)) throw new GatewayTimeout(uid, input.trackingId);
-  return toAnswer(row, ctx.config.gatewayUrl);
+  return answer;
 }
 
 /**
- * A payment decided but not yet written: `statement` records it (and stores a new card), for the
+ * A payment decided but not yet written: `statement` records it and its event (and stores a new card), for the
  * caller to run in one batch with rows of its own, so that the payment and what it pays for commit
  * together. `answer` is what the payment answers once that statement ran; for the timeout card it is
  * the pending transaction (`timedOut`), which payment() would report as a GatewayTimeout.
@@ -292,18 +311,25 @@ export interface PlannedPayment {
  * depends on the charges committed when it runs) or with the card whose outcome depends on its earlier
  * charges. Invalid requests reject exactly as payment() does.
  */
-export async function planPayment(ctx: Ctx, body: unknown): Promise<PlannedPayment | undefined> {
+export async function planPayment(
+  ctx: Ctx,
+  body: unknown,
+  known?: KnownCards,
+): Promise<PlannedPayment | undefined> {
   const now = ctx.clock.now();
   const input = parseCharge(requestOf(body), now, { requireCvc: true });
   if (input.duplicateCheck) return undefined;
-  const card = await cardOf(ctx.db, ctx, input.card, now);
+  const card = await cardOf(ctx.db, ctx, input.card, now, known);
   if (behaviourOf(card.number).kind === 'first_then_declined') return undefined;
-  const charge = decide({ ctx, uid: randomUUID(), type: 'payment', input, card, now }, false);
-  const row = storedTransactionRow(charge.transaction, now);
+  const { charge, row, answer } = decide(
+    { ctx, uid: randomUUID(), type: 'payment', input, card, now },
+    false,
+  );
   return {
-    // The caller has the row already (`answer`): the statement only answers the uid it wrote.
+    // The caller has the row already (`answer`): the statement only answers the uid it wrote, and
+    // writes the payment's event with it, so the payment and its announcement commit together.
     statement: chargeStatement(charge, now, 'uid'),
-    answer: toAnswer(row, ctx.config.gatewayUrl),
+    answer,
     card: toCardRecord(card.row),
     timedOut: timedOut(row),
     recorded: () => logTransaction(ctx, row),

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
-import { childrenOf, insertTransaction, lockTransaction, type TransactionRow } from '../ledger/repository.js';
+import { childrenOf, lockTransaction, type TransactionRow } from '../ledger/repository.js';
 import { formatMoney } from '../money/currencies.js';
+import { insertAnnounced } from './announce.js';
 import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
 import { DUPLICATE_WINDOW_MS, recordDuplicate } from './charge.js';
 import { type ChildInput, type ChildKind, parseChild, requestOf } from './input.js';
@@ -13,7 +14,9 @@ import { findDuplicateRefund } from './repository.js';
 /**
  * Captures, voids and refunds act on a parent transaction of the same shop. The parent is locked for
  * the whole check-then-record, so two requests at once cannot both capture, void, or refund beyond
- * what was paid: the second waits and then sees the first's child.
+ * what was paid: the second waits and then sees the first's child. A child is announced like any
+ * transaction, to the parent's notification_url: the request for a child has none of its own, and a
+ * shop that asked to hear about a payment wants to hear about its refund.
  */
 
 export const ChildMsg = {
@@ -51,6 +54,7 @@ function childRow(ctx: Ctx, parent: TransactionRow, kind: ChildKind, input: Chil
     language: parent.language,
     card_token: parent.card_token,
     card: parent.card,
+    notification_url: parent.notification_url,
   };
 }
 
@@ -65,7 +69,7 @@ function successful(
 ) {
   const details: Record<string, unknown> = { section: sectionFor(kind, 'successful', null) };
   if (input.reason !== null) details.reason = input.reason;
-  return insertTransaction(
+  return insertAnnounced(
     tx,
     {
       ...childRow(ctx, parent, kind, input, amount),
@@ -75,6 +79,7 @@ function successful(
       details,
     },
     now,
+    ctx.config.gatewayUrl,
   );
 }
 
@@ -124,7 +129,7 @@ async function run(ctx: Ctx, body: unknown, kind: ChildKind): Promise<Transactio
   const row = await ctx.db.tx(async (tx) => {
     const locked = await lockTransaction(tx, ctx.shop.id, input.parentUid);
     if (!locked) throw ApiError.notFound();
-    const parent = await settleLateAnswer(tx, locked, now);
+    const parent = await settleLateAnswer(tx, locked, now, ctx.config.gatewayUrl);
     const children = await childrenOf(tx, parent.uid);
     const amount = input.amount ?? parent.amount;
     if (kind === 'capture') await checkCapture(parent, children, amount);
@@ -146,6 +151,7 @@ async function run(ctx: Ctx, body: unknown, kind: ChildKind): Promise<Transactio
             first,
             { reason: input.reason },
             now,
+            ctx.config.gatewayUrl,
           );
         }
       }

@@ -1,5 +1,6 @@
 import type { Tx } from '../db/db.js';
-import { changeStatus, type TransactionRow } from '../ledger/repository.js';
+import type { TransactionRow } from '../ledger/repository.js';
+import { changeAnnounced } from './announce.js';
 import { type GatewayType, PROCESSED, sectionFor } from './answer.js';
 import { LATE_ANSWER_MS } from './test-cards.js';
 
@@ -15,12 +16,18 @@ export function awaitsLateAnswer(row: TransactionRow, now: Date): boolean {
 /**
  * The timeout card's acquirer answers late: from LATE_ANSWER_MS after the charge, whoever looks at the
  * transaction (a query, a refund of it) sees it successful. The money did move, which is exactly why a
- * caller must query before charging again. `row` must be locked by the caller's transaction.
+ * caller must query before charging again. `row` must be locked by the caller's transaction, which
+ * also writes the event announcing the new status.
  */
-export async function settleLateAnswer(tx: Tx, row: TransactionRow, now: Date): Promise<TransactionRow> {
+export async function settleLateAnswer(
+  tx: Tx,
+  row: TransactionRow,
+  now: Date,
+  gatewayUrl: string,
+): Promise<TransactionRow> {
   if (!awaitsLateAnswer(row, now)) return row;
   const type = row.type as GatewayType;
-  return changeStatus(
+  return changeAnnounced(
     tx,
     row.uid,
     {
@@ -34,5 +41,6 @@ export async function settleLateAnswer(tx: Tx, row: TransactionRow, now: Date): 
       },
     },
     now,
+    gatewayUrl,
   );
 }

@@ -19,7 +19,7 @@ async function current(ctx: Ctx, row: TransactionRow): Promise<TransactionRow> {
   if (!awaitsLateAnswer(row, now)) return row;
   return ctx.db.tx(async (tx) => {
     const locked = await lockTransaction(tx, ctx.shop.id, row.uid);
-    return locked ? settleLateAnswer(tx, locked, now) : row;
+    return locked ? settleLateAnswer(tx, locked, now, ctx.config.gatewayUrl) : row;
   });
 }
 

@@ -7,6 +7,7 @@ import {
   type TransactionRow,
   transactionInsertCtes,
 } from '../ledger/repository.js';
+import type { Announcement } from '../notifications/outbox.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
@@ -50,12 +51,16 @@ export interface NewCharge {
   /** The start of the duplicate window. */
   since: Date;
   transaction: NewTransaction;
+  /** The event announcing the transaction, written by the same statement (none while pending). */
+  event: Announcement | undefined;
 }
 
 /**
- * A charge as one statement: its card (when new), its fingerprint and the ledger row. The fingerprint
+ * A charge as one statement: its card (when new), its fingerprint, the ledger row and the event that
+ * announces it (a CTE, not a statement of its own, so a charge stays one round trip). The fingerprint
  * row decides the duplicate check: a charge whose fingerprint is held by a charge younger than
- * `since` writes no ledger row and returns none; the caller then records it as a declined duplicate.
+ * `since` writes neither ledger row nor event and returns none; the caller then records it as a
+ * declined duplicate.
  * A concurrent charge of the same fingerprint waits on the key until the first commits, so two
  * identical charges sent at once are never both approved.
  */
@@ -65,9 +70,15 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
     : [];
   const card = c.card ? cardInsertCte(c.card, now, head.length + 1) : undefined;
   const first = head.length + (card?.values.length ?? 0) + 1;
-  const insert = transactionInsertCtes(c.transaction, now, first, c.check ? 'fingerprint' : undefined);
+  const insert = transactionInsertCtes(
+    c.transaction,
+    now,
+    first,
+    c.check ? 'fingerprint' : undefined,
+    c.event,
+  );
   const sql = sqlText(
-    `charge ${c.check ? 'checked' : 'unchecked'} ${card ? 'card' : 'token'} ${returning}`,
+    `charge ${c.check ? 'checked' : 'unchecked'} ${card ? 'card' : 'token'} ${c.event ? 'announced' : 'silent'} ${returning}`,
     () => {
       const fingerprint = `fingerprint AS (
        INSERT INTO charge_fingerprints AS f (shop_id, fingerprint, first_uid, at) VALUES ($1, $2, $3, $4)

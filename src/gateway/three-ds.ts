@@ -1,13 +1,9 @@
 import type { CardRecord } from '../cards/vault.js';
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import {
-  changeStatus,
-  findTransactionByUid,
-  lockTransactionByUid,
-  type TransactionRow,
-} from '../ledger/repository.js';
+import { findTransactionByUid, lockTransactionByUid, type TransactionRow } from '../ledger/repository.js';
 import { AcquirerMsg, finishAuthentication, type ThreeDsFlow } from './acquirer.js';
+import { changeAnnounced } from './announce.js';
 import { type GatewayType, PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';
 import type { AuthenticationStatus } from './test-cards.js';
 
@@ -87,7 +83,8 @@ export const ThreeDsMsg = {
  * Finishes the 3-D Secure step of an incomplete payment or authorization. `passed`: the cardholder
  * went through it, and the card's own authentication result applies (successful for Y and A, failed
  * for U, R, N); `failed`: the cardholder failed or abandoned the challenge, the transaction fails.
- * Unknown uid: 404; a transaction not (or no longer) waiting: 409, nothing changes.
+ * The new status is announced in the same transaction. Unknown uid: 404; a transaction not (or no
+ * longer) waiting: 409, nothing changes and nothing is announced.
  */
 export async function completeThreeDSecure(
   services: GatewayServices,
@@ -105,7 +102,7 @@ export async function completeThreeDSecure(
     const { successful, verification } = finishAuthentication(plan.authentication, outcome, brand);
     const threeDSecure = verification as unknown as Record<string, unknown>;
     if (successful) {
-      return changeStatus(
+      return changeAnnounced(
         tx,
         uid,
         {
@@ -116,9 +113,10 @@ export async function completeThreeDSecure(
           details: { section: sectionFor(type, 'successful', null) },
         },
         now,
+        services.config.gatewayUrl,
       );
     }
-    return changeStatus(
+    return changeAnnounced(
       tx,
       uid,
       {
@@ -128,6 +126,7 @@ export async function completeThreeDSecure(
         details: { section: sectionFor(type, 'failed', AcquirerMsg.threeDsFailed, false) },
       },
       now,
+      services.config.gatewayUrl,
     );
   });
   return {
