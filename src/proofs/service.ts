@@ -7,6 +7,7 @@ import {
   lockTransaction,
   type TransactionRow,
 } from '../ledger/repository.js';
+import { eventInsert } from '../notifications/outbox.js';
 import { type ProofInput, parseProofRequest } from './input.js';
 import {
   findDocument,
@@ -15,6 +16,13 @@ import {
   type StoredDocument,
   saveDocument,
 } from './repository.js';
+
+/**
+ * The event of a received proof. Its body is the proof endpoint's own answer, `{"transaction": {...}}`,
+ * with `event` beside it, as transaction events are; it goes to the parent's notification_url, the
+ * only address a shop gave for what happens to that payment.
+ */
+export const PROOF_RECEIVED = 'received.proof';
 
 /** The seed's duplicate window: a second proof for one uid within it is refused unless asked for. */
 export const DUPLICATE_WINDOW_MS = 30_000;
@@ -72,7 +80,8 @@ function toProofTransaction(row: TransactionRow, seq: number): ProofTransaction 
 /**
  * Records a shop's proof of a payment made elsewhere, attached to its transaction `parentUid`.
  * The parent row is locked for the whole check-and-insert, so two simultaneous proofs for one uid
- * are serialised and the second one sees the first inside the duplicate window.
+ * are serialised and the second one sees the first inside the duplicate window. The proof is announced
+ * (PROOF_RECEIVED) in the same transaction.
  */
 export async function submitProof(
   ctx: Ctx,
@@ -130,7 +139,19 @@ export async function submitProof(
       },
       now,
     );
-    return toProofTransaction(row, Number((row as TransactionRow & { seq: number }).seq));
+    const answer = toProofTransaction(row, Number((row as TransactionRow & { seq: number }).seq));
+    // Written after the row: the answer's gateway_id is the row's sequence number.
+    const event = eventInsert({
+      shopId: ctx.shop.id,
+      resourceType: 'proof',
+      resourceId: uid,
+      event: PROOF_RECEIVED,
+      payload: { transaction: answer, event: PROOF_RECEIVED },
+      url: parent.notification_url,
+      now,
+    });
+    await tx.query(event.sql, event.params);
+    return answer;
   });
 }
 
