@@ -1,3 +1,4 @@
+import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import {
@@ -56,6 +57,18 @@ export async function billDue(services: Services, opts: BillOptions = {}): Promi
   return summary;
 }
 
+/** The stored cards of a batch's charges, read in one query. */
+async function cardsOf(services: Services, work: readonly Work[]): Promise<Map<string, CardRow>> {
+  const tokens = [
+    ...new Set(work.flatMap((w) => (w.kind === 'charge' && w.sub.card_token ? [w.sub.card_token] : []))),
+  ];
+  if (tokens.length === 0) return new Map();
+  const rows = await services.db.query<CardRow>('SELECT * FROM cards WHERE token = ANY($1::text[])', [
+    tokens,
+  ]);
+  return new Map(rows.map((r) => [r.token, r]));
+}
+
 /**
  * Charges a claimed batch. With the gateway in this process, the payments are decided first and then
  * written with their outcomes in one transaction; a payment it cannot plan (over HTTP, or a card whose
@@ -71,6 +84,7 @@ async function performBatch(
   const planned: Planned[] = [];
   const oneByOne: Work[] = [];
   const started = process.hrtime.bigint();
+  const cards = await cardsOf(services, work);
   for (const w of work) {
     const ctx = ctxOf(services, w, contexts);
     const gateway = gatewayClient(ctx);
@@ -79,7 +93,7 @@ async function performBatch(
       continue;
     }
     const p = await gateway
-      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt))
+      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt), cards)
       .catch((err: unknown) => {
         if (err instanceof ApiError) return undefined;
         throw err;

@@ -125,3 +125,8 @@ export async function updateCardDetails(
   );
   return row;
 }
+
+/** Cards by token, whatever their shop: for a caller that checks the shop itself (a batch of charges). */
+export function findCardRowsByTokens(db: Queryable, tokens: readonly string[]): Promise<CardRow[]> {
+  return db.query<CardRow>('SELECT * FROM cards WHERE token = ANY($1::text[])', [tokens]);
+}

@@ -5,6 +5,9 @@ import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
 
+/** Cards a caller has read already, by token: a batch of charges reads its cards in one query. */
+export type KnownCards = ReadonlyMap<string, CardRow>;
+
 /** The card a charge uses: its vault row and, for the acquirer's decision only, its clear number. */
 export interface ChargeCard {
   row: CardRow;
@@ -19,9 +22,18 @@ export interface ChargeCard {
  * The card of a request: a token is looked up among the shop's cards (another shop's token does not
  * exist here); a full card is sealed under a new token and left for the caller to store (`unstored`).
  */
-export async function cardOf(db: Queryable, ctx: Ctx, card: CardInput, now: Date): Promise<ChargeCard> {
+export async function cardOf(
+  db: Queryable,
+  ctx: Ctx,
+  card: CardInput,
+  now: Date,
+  known?: KnownCards,
+): Promise<ChargeCard> {
   if (card.kind === 'token') {
-    const row = await findCard(db, ctx.shop.id, card.token);
+    const loaded = known?.get(card.token);
+    // A card read beforehand counts only as the shop's own (another shop's token does not exist here).
+    const row =
+      loaded && loaded.shop_id === ctx.shop.id ? loaded : await findCard(db, ctx.shop.id, card.token);
     if (!row) throw ApiError.validation({ credit_card: { token: [CardMsg.unknownToken] } });
     return {
       row,

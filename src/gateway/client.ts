@@ -2,6 +2,7 @@ import type { CardRecord } from '../cards/vault.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { TransactionAnswer } from './answer.js';
+import type { KnownCards } from './card-source.js';
 import { authorize, credit, type PlannedPayment, pay, planPayment } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
 import { HttpGatewayClient } from './http-client.js';
@@ -48,7 +49,7 @@ export interface GatewayClient {
    * in one batch with its own rows. Undefined when the payment cannot be planned; then use payment().
    * Requests it refuses reject as payment() would.
    */
-  planPayment?(request: ChargeRequest): Promise<PlannedPayment | undefined>;
+  planPayment?(request: ChargeRequest, known?: KnownCards): Promise<PlannedPayment | undefined>;
 }
 
 /** `credit_card` of a request: the full card, or a token (with the CVC when the cardholder gave it). */
@@ -130,8 +131,8 @@ export class InProcessGatewayClient implements GatewayClient {
   payment(request: ChargeRequest) {
     return pay(this.ctx, wire(request));
   }
-  planPayment(request: ChargeRequest) {
-    return planPayment(this.ctx, wire(request));
+  planPayment(request: ChargeRequest, known?: KnownCards) {
+    return planPayment(this.ctx, wire(request), known);
   }
   authorization(request: ChargeRequest) {
     return authorize(this.ctx, wire(request));

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type BillingSummary, billDue, LEASE_MS } from '../../src/billing/renew.js';
-import type { Services } from '../../src/context.js';
+import { findCardRowsByTokens } from '../../src/cards/repository.js';
+import { type Services, shopCtx } from '../../src/context.js';
+import { gatewayClient } from '../../src/gateway/client.js';
 import { KOPEK_CARDS, LATE_ANSWER_MS } from '../../src/gateway/test-cards.js';
 import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 
@@ -440,6 +442,28 @@ describe('renewals', () => {
       });
       expect(await payments(s, created.id)).toHaveLength(1);
     }));
+
+  it("never takes another shop's card from the cards a batch has read", async () => {
+    const s = await setup();
+    const other = await setup();
+    const theirs = await subscribe(other);
+    const [card] = await findCardRowsByTokens(h.db, [theirs.card.token]);
+    if (!card) throw new Error('card missing');
+    const ctx = shopCtx(services, s.shop.shop);
+    const request = {
+      amount: 100,
+      currency: 'EUR',
+      description: 'Renewal',
+      tracking_id: 'cross-shop',
+      duplicate_check: false,
+      credit_card: { token: card.token, skip_three_d_secure_verification: true },
+    };
+    await expect(
+      gatewayClient(ctx).planPayment?.(request, new Map([[card.token, card]])),
+    ).rejects.toMatchObject({
+      code: 'validation',
+    });
+  });
 
   it('the store refuses a second successful charge of one period', async () => {
     const s = await setup();
