@@ -6,7 +6,7 @@ import { type ShopShown, storeCommands } from './control/commands.js';
 import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
-import { clockCommand, describeBilling, shopUpdateCommand } from './control/shop-cli.js';
+import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './control/shop-cli.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
@@ -29,6 +29,7 @@ Commands:
   shop update N [--3ds on|off] [--email-notifications on|off] [--notification-email ADDRESS|none]
                 [--return-url URL|none] [--time-zone ZONE]
                              change a shop's settings; prints them
+  shop rotate-key N          give a shop a new secret key (prints it once; the old one stops working)
   bill                       bill everything due now, once; prints what it did
   clock show --shop N        show a test shop's clock
   clock advance --shop N (--by DURATION | --to INSTANT)
@@ -171,6 +172,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'shop' && sub === 'update') return shopUpdateCommand(argv.slice(2));
+  if (command === 'shop' && sub === 'rotate-key') return rotateKeyCommand(argv.slice(2));
   if (command === 'clock' && (sub === 'show' || sub === 'advance')) return clockCommand(sub, argv.slice(2));
   if (command === 'bill' && sub === undefined) {
     const s = await runStoreCommand(loadConfig(), 'bill', {});

@@ -100,6 +100,17 @@ export async function shopUpdateCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+export async function rotateKeyCommand(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length !== 1)
+    throw new ShopInputError('shop rotate-key takes one shop id: shop rotate-key N');
+  const shop = shopIdArg(positionals[0], 'shop rotate-key N: N');
+  const { secret } = await runStoreCommand(loadConfig(), 'shop rotate-key', { shop });
+  console.log(`Shop id:     ${shop}`);
+  console.log(`Secret key:  ${secret}   (shown once; the old key no longer works)`);
+  return 0;
+}
+
 function printSettings(s: ShopSettingsView): void {
   const rows: [string, string][] = [
     ['3-D Secure', s.three_d_secure ? 'on' : 'off'],

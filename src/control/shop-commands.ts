@@ -10,7 +10,7 @@ import {
 } from '../billing/test-clock.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
 import { MAX_SHOP_ID } from '../shops/repository.js';
-import { ShopInputError } from '../shops/service.js';
+import { rotateShopKey, ShopInputError } from '../shops/service.js';
 import { changeShopSettings, type ShopSettingsView } from '../shops/settings.js';
 import type { StoreCommand, StoreDeps } from './commands.js';
 
@@ -85,7 +85,23 @@ function changed(deps: StoreDeps, shopId: number): void {
   deps.forgetShop?.(shopId);
 }
 
+export interface RotatedKey {
+  shop: number;
+  /** Shown once; stored as a hash and sealed for the shop's notifications. */
+  secret: string;
+}
+
 export const shopCommands = {
+  /** A new secret key for a shop: the old one stops working at once. */
+  'shop rotate-key': command({
+    parse: (raw: unknown): { shop: number } => ({ shop: shopIdOf(objectOf(raw, 'shop rotate-key')) }),
+    run: async (deps, input: { shop: number }): Promise<RotatedKey> => {
+      const secret = await rotateShopKey(deps, input.shop);
+      if (secret === undefined) throw new ShopInputError(`no shop with id ${input.shop}`);
+      changed(deps, input.shop);
+      return { shop: input.shop, secret };
+    },
+  }),
   'clock show': command({
     parse: parseClockInput,
     run: (deps, input: ClockInput): Promise<TestClockView> =>

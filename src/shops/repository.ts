@@ -44,6 +44,8 @@ export interface ShopRow {
   return_url: string | null;
   public_key: string;
   private_key_enc: string;
+  /** The secret key sealed for HTTP Basic on notifications; null for shops created before it was kept. */
+  secret_enc: string | null;
   time_zone: string;
   retry_schedule: RetryScheduleSetting | null;
   quiet_hours: QuietHoursSetting | null;
@@ -77,15 +79,25 @@ export interface NewShopRow {
   threeDs: boolean;
   publicKey: string;
   privateKeyEnc: string;
+  secretEnc: string;
   createdAt: Date;
 }
 
 export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
-  const cols = 'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at';
-  const values = [s.name, s.secretHash, s.test, s.threeDs, s.publicKey, s.privateKeyEnc, s.createdAt];
+  const cols = 'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at, secret_enc';
+  const values = [
+    s.name,
+    s.secretHash,
+    s.test,
+    s.threeDs,
+    s.publicKey,
+    s.privateKeyEnc,
+    s.createdAt,
+    s.secretEnc,
+  ];
   if (s.id === undefined) {
     const [row] = await db.query<ShopRow>(
-      `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+      `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
       values,
     );
     return row as ShopRow;
@@ -95,7 +107,7 @@ export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
   // forward: setting it to max(id) could move it behind a value drawn but not yet committed.
   await db.query('LOCK TABLE shops IN SHARE ROW EXCLUSIVE MODE');
   const [row] = await db.query<ShopRow>(
-    `INSERT INTO shops (id, ${cols}) VALUES ($8,$1,$2,$3,$4,$5,$6,$7) RETURNING *`,
+    `INSERT INTO shops (id, ${cols}) VALUES ($9,$1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
     [...values, s.id],
   );
   await db.query(
@@ -109,6 +121,20 @@ export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
 export async function findShopRow(db: Queryable, id: number): Promise<ShopRow | undefined> {
   const [row] = await db.query<ShopRow>('SELECT * FROM shops WHERE id = $1', [id]);
   return row;
+}
+
+/** Gives the shop a new secret key: its hash for authentication and its sealed copy for notifications. */
+export async function replaceShopSecret(
+  db: Queryable,
+  id: number,
+  secretHash: string,
+  secretEnc: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE shops SET secret_hash = $2, secret_enc = $3 WHERE id = $1 RETURNING id',
+    [id, secretHash, secretEnc],
+  );
+  return rows.length > 0;
 }
 
 export async function listShopRows(db: Queryable): Promise<ShopRow[]> {

@@ -4,7 +4,15 @@ import { deriveKey, open, seal } from '../crypto/secretbox.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
 import { gatewayServiceSecret } from '../gateway/service-credential.js';
-import { findShopRow, insertShop, MAX_SHOP_ID, type Shop, toShop } from './repository.js';
+import {
+  findShopRow,
+  insertShop,
+  MAX_SHOP_ID,
+  replaceShopSecret,
+  type Shop,
+  type ShopRow,
+  toShop,
+} from './repository.js';
 
 export interface CreateShopInput {
   id?: number;
@@ -32,7 +40,7 @@ export function generateSigningKeys(): SigningKeys {
 
 export interface CreatedShop {
   shop: Shop;
-  /** Shown once; only its hash is stored. */
+  /** Shown once; stored as a hash (to authenticate) and sealed (for notifications' HTTP Basic). */
   secret: string;
 }
 
@@ -44,6 +52,36 @@ export class ShopInputError extends Error {}
  */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** The key that seals shops' secret keys: its own purpose, so it opens nothing else. */
+const secretKey = (masterKey: Buffer) => deriveKey(masterKey, 'shop-secret-key');
+
+/**
+ * The shop's secret key, for HTTP Basic on its notifications; undefined for a shop created before
+ * Kopek kept a sealed copy (it gets one with its next key).
+ */
+export function shopSecret(masterKey: Buffer, row: Pick<ShopRow, 'secret_enc'>): string | undefined {
+  if (row.secret_enc === null) return undefined;
+  return open(secretKey(masterKey), row.secret_enc).toString('utf8');
+}
+
+/**
+ * Gives a shop a new random secret key and answers it (shown once): the old key stops working, and
+ * its notifications carry the new one from then on. Undefined when there is no such shop.
+ */
+export async function rotateShopKey(
+  deps: { db: Db; masterKey: Buffer },
+  shopId: number,
+): Promise<string | undefined> {
+  const secret = randomBytes(32).toString('hex');
+  const done = await replaceShopSecret(
+    deps.db,
+    shopId,
+    hashSecret(secret),
+    seal(secretKey(deps.masterKey), secret),
+  );
+  return done ? secret : undefined;
 }
 
 /** The CLI calls this before opening the store, so a mistyped option fails at once. */
@@ -73,6 +111,7 @@ export async function createShop(
         threeDs: input.threeDs ?? false,
         publicKey,
         privateKeyEnc: seal(deriveKey(deps.masterKey, 'shop-signing-key'), privateKey),
+        secretEnc: seal(secretKey(deps.masterKey), secret),
         createdAt: deps.clock.now(),
       }),
     );
@@ -83,10 +122,15 @@ export async function createShop(
   }
 }
 
+/** The private key (PEM) that signs the notifications of the shop of `row`. */
+export function signingKeyOf(masterKey: Buffer, row: Pick<ShopRow, 'private_key_enc'>): string {
+  return open(deriveKey(masterKey, 'shop-signing-key'), row.private_key_enc).toString('utf8');
+}
+
 /** The shop's private key for signing notifications. */
 export async function shopSigningKey(db: Db, masterKey: Buffer, shopId: number): Promise<string | undefined> {
   const row = await findShopRow(db, shopId);
-  return row && open(deriveKey(masterKey, 'shop-signing-key'), row.private_key_enc).toString('utf8');
+  return row && signingKeyOf(masterKey, row);
 }
 
 interface CachedShop {
