@@ -11,6 +11,8 @@ import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
 import { startIdempotencyPurge } from './http/idempotency.js';
+import { closeNotificationAgents } from './notifications/post.js';
+import { notificationMetrics, startDelivery } from './notifications/scheduler.js';
 import { createLogger, startRuntime } from './server.js';
 import { countShops } from './shops/repository.js';
 import { type CreateShopInput, checkShopInput, ShopInputError } from './shops/service.js';
@@ -79,6 +81,9 @@ async function serve(): Promise<void> {
   const stopBilling = config.billing
     ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
     : undefined;
+  const stopDelivery = config.notifications
+    ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps))
+    : undefined;
   // Before the banner: whoever waits for it (a supervisor, a test) may stop the server right away.
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -90,10 +95,12 @@ async function serve(): Promise<void> {
     try {
       stopSweep();
       stopPurge();
-      await stopBilling?.();
+      // Together: deliveries on their way may take up to their timeout to finish.
+      await Promise.all([stopBilling?.(), stopDelivery?.()]);
       await held?.close();
       await app.close();
       await closeGatewayPools();
+      await closeNotificationAgents();
       await db.close();
     } finally {
       process.exit(0);

@@ -30,6 +30,15 @@ export interface Config {
   billing: boolean;
   /** How often the billing engine looks for due subscriptions (BILLING_INTERVAL_MS). */
   billingIntervalMs: number;
+  /** Whether `kopek serve` delivers notifications (NOTIFICATIONS=off turns it off for an instance). */
+  notifications: boolean;
+  /** How often the deliverer looks for due notifications (NOTIFY_INTERVAL_MS). */
+  notifyIntervalMs: number;
+  /** Notifications on their way at once per instance (NOTIFY_CONCURRENCY), and per shop of it. */
+  notifyConcurrency: number;
+  notifyShopConcurrency: number;
+  /** Live shops' notifications may go to private, loopback and link-local addresses (NOTIFY_ALLOW_PRIVATE). */
+  notifyAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +140,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (billingRaw !== 'on' && billingRaw !== 'off')
     problems.push(`BILLING must be on or off, got "${billingRaw}"`);
   const billingIntervalMs = int('BILLING_INTERVAL_MS', 1000, 50, 3_600_000);
+  const notificationsRaw = (value('NOTIFICATIONS') ?? 'on').toLowerCase();
+  if (notificationsRaw !== 'on' && notificationsRaw !== 'off')
+    problems.push(`NOTIFICATIONS must be on or off, got "${notificationsRaw}"`);
+  const notifyIntervalMs = int('NOTIFY_INTERVAL_MS', 1000, 50, 3_600_000);
+  const notifyConcurrency = int('NOTIFY_CONCURRENCY', 32, 1, 1000);
+  const notifyShopConcurrency = int('NOTIFY_SHOP_CONCURRENCY', 4, 1, 1000);
+  const allowPrivateRaw = (value('NOTIFY_ALLOW_PRIVATE') ?? 'false').toLowerCase();
+  if (allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false')
+    problems.push(`NOTIFY_ALLOW_PRIVATE must be true or false, got "${allowPrivateRaw}"`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -151,5 +169,10 @@ export function loadConfig(env: Env = process.env): Config {
     proofMaxBytes,
     billing: billingRaw !== 'off',
     billingIntervalMs,
+    notifications: notificationsRaw !== 'off',
+    notifyIntervalMs,
+    notifyConcurrency,
+    notifyShopConcurrency,
+    notifyAllowPrivate: allowPrivateRaw === 'true',
   };
 }

@@ -34,6 +34,11 @@ describe('loadConfig', () => {
       proofMaxBytes: 10 * 1024 * 1024,
       billing: true,
       billingIntervalMs: 1000,
+      notifications: true,
+      notifyIntervalMs: 1000,
+      notifyConcurrency: 32,
+      notifyShopConcurrency: 4,
+      notifyAllowPrivate: false,
     });
   });
 
@@ -163,6 +168,31 @@ describe('loadConfig', () => {
     expect(problemsOf({ BILLING_INTERVAL_MS: '0' })[0]).toMatch(
       /^BILLING_INTERVAL_MS must be a whole number/,
     );
+  });
+
+  it('delivers notifications unless NOTIFICATIONS=off, to public addresses unless NOTIFY_ALLOW_PRIVATE=true', () => {
+    expect(
+      loadConfig({
+        NOTIFICATIONS: 'OFF',
+        NOTIFY_INTERVAL_MS: '200',
+        NOTIFY_CONCURRENCY: '64',
+        NOTIFY_SHOP_CONCURRENCY: '2',
+        NOTIFY_ALLOW_PRIVATE: 'TRUE',
+      }),
+    ).toMatchObject({
+      notifications: false,
+      notifyIntervalMs: 200,
+      notifyConcurrency: 64,
+      notifyShopConcurrency: 2,
+      notifyAllowPrivate: true,
+    });
+    expect(
+      problemsOf({ NOTIFICATIONS: 'maybe', NOTIFY_ALLOW_PRIVATE: 'yes', NOTIFY_CONCURRENCY: '0' }),
+    ).toEqual([
+      'NOTIFICATIONS must be on or off, got "maybe"',
+      'NOTIFY_CONCURRENCY must be a whole number from 1 to 1000, got "0"',
+      'NOTIFY_ALLOW_PRIVATE must be true or false, got "yes"',
+    ]);
   });
 
   it('does not leak the master key into a problem message', () => {

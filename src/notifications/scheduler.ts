@@ -1,0 +1,106 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Services } from '../context.js';
+import type { DeliveryObserver } from './attempt.js';
+import { DeliveryPool } from './deliver.js';
+import { pendingBacklog } from './repository.js';
+
+/**
+ * Notifications' metrics: attempts by outcome and how long they took, and the notifications still
+ * waiting with the age of the oldest (how far behind delivery is), read from the store when scraped.
+ */
+export function notificationMetrics(
+  registry: Registry,
+  services: Pick<Services, 'db' | 'clock'>,
+): DeliveryObserver {
+  const attempts = new Counter({
+    name: 'kopek_notification_attempts_total',
+    help: 'Notification delivery attempts by outcome: delivered, retry (failed, tried again later), failed (the last attempt)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'kopek_notification_attempt_duration_seconds',
+    help: "Time a notification's receiver took to answer (or to fail)",
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  let backlog: ReturnType<typeof pendingBacklog> | undefined;
+  // One store query per scrape serves both gauges.
+  const read = () => {
+    backlog ??= pendingBacklog(services.db, services.clock.now()).finally(() => {
+      setTimeout(() => {
+        backlog = undefined;
+      }, 1000).unref();
+    });
+    return backlog;
+  };
+  new Gauge({
+    name: 'kopek_notifications_pending',
+    help: 'Notifications not yet delivered that will be tried (again)',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).pending);
+    },
+  });
+  new Gauge({
+    name: 'kopek_notifications_oldest_pending_seconds',
+    help: 'How long the oldest notification not yet delivered has waited since its event',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).oldestSeconds);
+    },
+  });
+  return {
+    attempt(outcome, seconds) {
+      attempts.labels(outcome).inc();
+      duration.observe(seconds);
+    },
+  };
+}
+
+/**
+ * Delivers notifications inside `kopek serve`: every `everyMs`, and at once whenever a delivery
+ * finishes (a slot is free, and the next event of its resource may now go), due notifications are
+ * claimed into the free slots. Other instances take other notifications (SKIP LOCKED). Returns a
+ * stop function that resolves once the deliveries on their way have finished.
+ */
+export function startDelivery(
+  services: Services,
+  everyMs: number,
+  observer?: DeliveryObserver,
+): () => Promise<void> {
+  const pool = new DeliveryPool(services, observer ? { observer } : {});
+  let stopped = false;
+  let filling: Promise<void> | undefined;
+  let again = false;
+  const pump = () => {
+    if (stopped) return;
+    if (filling) {
+      again = true;
+      return;
+    }
+    filling = pool
+      .fill()
+      .then(() => undefined)
+      .catch((err: unknown) =>
+        services.log.error({ err }, 'claiming notifications failed; trying again shortly'),
+      )
+      .finally(() => {
+        filling = undefined;
+        if (again) {
+          again = false;
+          pump();
+        }
+      });
+  };
+  pool.onSettled = pump;
+  const timer = setInterval(pump, everyMs);
+  timer.unref();
+  pump();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await filling;
+    await pool.drain();
+  };
+}

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { storeCommands } from '../../src/control/commands.js';
+import { embeddedEnv, kopek } from '../foundation/kopek-process.js';
+import { client } from '../harness.js';
+import { notifyShop, type Receiver, startReceiver } from './receiver.js';
+
+/**
+ * Notifications carry HTTP Basic with the shop's secret key, which Kopek keeps sealed from now on;
+ * `kopek shop rotate-key` gives a shop created before that a new key, and with it Basic. Neither the
+ * secret nor the signing key ever reaches the log.
+ */
+
+let rx: Receiver;
+const dirs: string[] = [];
+afterAll(async () => {
+  await rx?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const basicOf = (shopId: number, secret: string) =>
+  `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
+
+describe('the shop secret on notifications', () => {
+  it('a shop without a sealed key is notified without Basic until its key is rotated', async () => {
+    rx = await startReceiver();
+    const s = await notifyShop();
+    const id = s.shop.shop.id;
+    // As a shop created before Kopek kept its key sealed.
+    await s.h.db.query('UPDATE shops SET secret_enc = NULL WHERE id = $1', [id]);
+    await s.subscribe(rx.url);
+    await s.deliver();
+    expect(rx.received).toHaveLength(2);
+    for (const r of rx.received) {
+      expect(r.headers.authorization).toBeUndefined();
+      expect(r.headers['content-signature']).toEqual(expect.any(String));
+    }
+
+    const deps = {
+      db: s.h.db,
+      clock: s.h.clock,
+      masterKey: s.h.masterKey,
+      publicUrl: s.h.config.publicUrl,
+      config: s.h.config,
+      log: s.h.app.log,
+      forgetShop: (shop: number) => s.h.app.shopAuthenticator.forget(shop),
+    };
+    const rotate = storeCommands['shop rotate-key'];
+    await expect(rotate.run(deps, { shop: 2_000_000_000 })).rejects.toThrow('no shop with id 2000000000');
+    const rotated = await rotate.run(deps, { shop: id });
+    expect(rotated.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.secret).not.toBe(s.shop.secret);
+    // The old key no longer opens the API; the new one does, at once.
+    expect((await s.api.get('/shop')).status).toBe(401);
+    const api = client(s.h, { ...s.shop, auth: basicOf(id, rotated.secret) });
+    expect((await api.get('/shop')).status).toBe(200);
+
+    const sub = await api.post('/subscriptions', {
+      plan: { title: 'Gold', currency: 'EUR', plan: { amount: 1999, interval: 1, interval_unit: 'month' } },
+      customer: { email: 'jane@example.com', ip: '203.0.113.7' },
+      card: {
+        number: '4200000000000000',
+        verification_value: '123',
+        holder: 'JANE DOE',
+        exp_month: '12',
+        exp_year: '2030',
+      },
+      notification_url: rx.url,
+    });
+    expect(sub.status).toBe(201);
+    await s.deliver();
+    const latest = rx.received.slice(2);
+    expect(latest).toHaveLength(2);
+    for (const r of latest) expect(r.headers.authorization).toBe(basicOf(id, rotated.secret));
+
+    const logs = s.h.logs.join('\n');
+    expect(logs).toContain('notification attempt');
+    expect(logs).not.toContain(rotated.secret);
+    expect(logs).not.toContain(s.shop.secret);
+    expect(logs).not.toContain('PRIVATE KEY');
+    expect(logs).not.toContain(rx.url);
+  });
+
+  it('kopek shop rotate-key N prints the new key once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kopek-rotate-'));
+    dirs.push(dir);
+    const env = embeddedEnv(dir);
+    const created = await kopek(env, 'shop', 'create', '--id', '7', '--test');
+    expect(created.code, created.output).toBe(0);
+    const rotated = await kopek(env, 'shop', 'rotate-key', '7');
+    expect(rotated.code, rotated.output).toBe(0);
+    const secret = /Secret key:\s+([0-9a-f]{64})/.exec(rotated.output)?.[1];
+    expect(secret).toBeDefined();
+    expect(created.output).not.toContain(secret as string);
+    expect(rotated.output).toContain('the old key no longer works');
+    const usage = await kopek(env, 'shop', 'rotate-key');
+    expect(usage.code).toBe(1);
+    expect(usage.output).toContain('shop rotate-key N');
+  });
+});

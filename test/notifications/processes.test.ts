@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  cleanUp,
+  embeddedEnv,
+  freePort,
+  start,
+  waitFor,
+  waitForBanner,
+} from '../foundation/kopek-process.js';
+import { type Receiver, startReceiver } from './receiver.js';
+
+/**
+ * Two `kopek serve` processes deliver the notifications of one PostgreSQL store at once: each
+ * attempt is made by exactly one of them, a failed one is retried once, and a subscription's events
+ * still arrive in order. PostgreSQL only: the embedded store belongs to one process.
+ */
+
+const pgUrl = process.env.DATABASE_URL;
+const schema = `kopek_notify_${process.pid}_${randomBytes(3).toString('hex')}`;
+let rx: Receiver | undefined;
+
+/** A statement on the test's own schema (or, with `admin`, outside it). */
+async function sql<R extends pg.QueryResultRow>(text: string, admin = false): Promise<R[]> {
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    if (!admin) await c.query(`SET search_path = ${schema}`);
+    return (await c.query<R>(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+afterAll(async () => {
+  cleanUp();
+  await rx?.close();
+  if (pgUrl) await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`, true);
+});
+
+async function serve(masterKey: string) {
+  const port = await freePort();
+  const env = embeddedEnv('/nonexistent', port);
+  const url = new URL(pgUrl as string);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  Object.assign(env, {
+    DATABASE_URL: url.toString(),
+    KOPEK_MASTER_KEY: masterKey,
+    NOTIFY_INTERVAL_MS: '100',
+    BILLING: 'off',
+  });
+  const s = start(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], env);
+  await waitForBanner(s);
+  return { ...s, base: `http://127.0.0.1:${port}` };
+}
+
+const deliveredBy = async (base: string): Promise<number> => {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const m = /kopek_notification_attempts_total\{outcome="delivered"\} (\d+)/.exec(text);
+  return Number(m?.[1] ?? 0);
+};
+
+describe.skipIf(!pgUrl)('two kopek serve processes on PostgreSQL (set DATABASE_URL)', () => {
+  it('never make one attempt twice, and keep each subscription in order', async () => {
+    const seen = new Set<string>();
+    // Slow enough that both processes have deliveries on their way at once; the first attempt at
+    // each `created` fails, so retries are shared between the processes too.
+    rx = await startReceiver((_i, r) => {
+      const id = String(r.headers['kopek-event-id']);
+      const fail = r.json.event === 'created.subscription' && !seen.has(id);
+      seen.add(id);
+      return { status: fail ? 500 : 200, delayMs: 30 };
+    });
+    await sql(`CREATE SCHEMA ${schema}`, true);
+    const masterKey = randomBytes(32).toString('hex');
+    const a = await serve(masterKey);
+    const shopId = /Shop id:\s+(\d+)/.exec(a.output())?.[1];
+    const secret = /Secret key:\s+([0-9a-f]{64})/.exec(a.output())?.[1];
+    const b = await serve(masterKey);
+    const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
+
+    const N = 40;
+    const subs = await Promise.all(
+      Array.from({ length: N }, async (_, i) => {
+        const res = await fetch(`${[a, b][i % 2]?.base}/subscriptions`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            plan: {
+              title: 'Gold',
+              currency: 'EUR',
+              plan: { amount: 1999, interval: 1, interval_unit: 'month' },
+            },
+            customer: { email: `buyer${i}@example.com`, ip: '203.0.113.7' },
+            card: {
+              number: '4200000000000000',
+              verification_value: '123',
+              holder: 'JANE DOE',
+              exp_month: '12',
+              exp_year: '2030',
+            },
+            notification_url: rx?.url,
+          }),
+        });
+        expect(res.status).toBe(201);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+
+    const delivered = async () =>
+      (
+        await sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE resource_type = 'subscription' AND status = 'delivered'`,
+        )
+      )[0]?.n;
+    await waitFor('every notification delivered', async () => (await delivered()) === 2 * N, 90_000).catch(
+      async (err) => {
+        const states = await sql('SELECT event, status, attempts, count(*) FROM events GROUP BY 1, 2, 3');
+        throw new Error(`${err}: ${JSON.stringify(states)}\n${a.output()}\n${b.output()}`);
+      },
+    );
+    expect(
+      await sql(
+        `SELECT 1 FROM events WHERE resource_type = 'subscription' AND status IN ('pending', 'failed')`,
+      ),
+    ).toEqual([]);
+    // Other events (a charge's transaction) may be notified too; these are the subscriptions'.
+    const received = rx.received.filter((r) => String(r.json.event).endsWith('.subscription'));
+    // Each `created` exactly twice (a 500, then a 200), each `activated` exactly once.
+    const byEvent = new Map<string, number>();
+    for (const r of received) {
+      const id = String(r.headers['kopek-event-id']);
+      byEvent.set(id, (byEvent.get(id) ?? 0) + 1);
+    }
+    expect(byEvent.size).toBe(2 * N);
+    expect(received).toHaveLength(3 * N);
+    const attempts = await sql<{ event_id: number; n: number; status_code: number }>(
+      `SELECT a.event_id, a.n, a.status_code FROM event_attempts a JOIN events e ON e.id = a.event_id
+       WHERE e.resource_type = 'subscription' ORDER BY a.event_id, a.n`,
+    );
+    expect(attempts).toHaveLength(3 * N);
+    for (const [id, count] of byEvent) {
+      const mine = attempts.filter((x) => `evt_${x.event_id}` === id);
+      expect(mine.map((x) => x.n)).toEqual(count === 2 ? [1, 2] : [1]);
+      expect(mine.at(-1)?.status_code).toBe(200);
+    }
+    // In order per subscription: `activated` is first sent after `created` got through.
+    for (const sub of subs) {
+      const mine = received
+        .map((r, i) => ({ i, event: r.json.event }))
+        .filter((_, i) => received[i]?.json.id === sub);
+      expect(mine.map((m) => m.event)).toEqual([
+        'created.subscription',
+        'created.subscription',
+        'activated.subscription',
+      ]);
+    }
+    // Both processes delivered: otherwise this proved nothing about two of them.
+    const counts = [await deliveredBy(a.base), await deliveredBy(b.base)];
+    expect(counts[0] + counts[1]).toBeGreaterThanOrEqual(2 * N);
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[1]).toBeGreaterThan(0);
+  });
+});
