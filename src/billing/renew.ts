@@ -1,6 +1,7 @@
-import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
+import type { CardRow } from '../cards/repository.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError } from '../core/errors.js';
+import type { Tx } from '../db/db.js';
 import {
   type ChargeRequest,
   GatewayTimeout,
@@ -195,15 +196,7 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
         const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
         if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return false;
         if (sub.cancelled_at) {
-          const now = ctx.clock.now();
-          const t = transition(
-            sub,
-            w.plan,
-            { kind: 'charge_abandoned', period: w.period },
-            now,
-            rulesFor(ctx.shop),
-          );
-          await applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid: null });
+          await applyTo(tx, ctx, w, sub, { kind: 'charge_abandoned', period: w.period });
           return false;
         }
         await tx.query(planned.statement.sql, planned.statement.params);
@@ -259,22 +252,12 @@ async function holdForRequest(ctx: Ctx, w: Work): Promise<'held' | 'canceled' | 
   return ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
     if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return LEASE_LOST;
-    const now = ctx.clock.now();
     if (sub.cancelled_at) {
-      const t = transition(
-        sub,
-        w.plan,
-        { kind: 'charge_abandoned', period: w.period },
-        now,
-        rulesFor(ctx.shop),
-      );
-      await applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid: null });
+      await applyTo(tx, ctx, w, sub, { kind: 'charge_abandoned', period: w.period });
       return 'canceled';
     }
     if (sub.renew_at?.getTime() !== w.sub.renew_at?.getTime()) return LEASE_LOST;
-    const lease = new Date(now.getTime() + LEASE_MS);
-    const t = transition(sub, w.plan, { kind: 'lease', until: lease }, now, rulesFor(ctx.shop));
-    await applyTransition(tx, sub, w.plan, t, now);
+    await applyTo(tx, ctx, w, sub, { kind: 'lease', until: new Date(ctx.clock.now().getTime() + LEASE_MS) });
     return 'held';
   });
 }
@@ -299,10 +282,22 @@ async function settle(ctx: Ctx, w: Work, happened: Happened, uid: string | null 
   await ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
     if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return;
-    const now = ctx.clock.now();
-    const t = transition(sub, w.plan, happened, now, rulesFor(ctx.shop));
-    await applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid });
+    await applyTo(tx, ctx, w, sub, happened, uid);
   });
+}
+
+/** Applies what happened to the work's locked subscription and its attempt, by the shop's rules. */
+function applyTo(
+  tx: Tx,
+  ctx: Ctx,
+  w: Work,
+  sub: SubscriptionRow,
+  happened: Happened,
+  uid: string | null = null,
+) {
+  const now = ctx.clock.now();
+  const t = transition(sub, w.plan, happened, now, rulesFor(ctx.shop));
+  return applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid });
 }
 
 /**
