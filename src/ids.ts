@@ -39,7 +39,7 @@ export function randomToken(length = TOKEN_LENGTH): string {
   return out.toString('latin1');
 }
 
-export type IdPrefix = 'prd' | 'cst' | 'pln' | 'sbs' | 'chk';
+export type IdPrefix = 'prd' | 'cst' | 'pln' | 'sbs' | 'chk' | 'eml';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken()}`;
