@@ -11,6 +11,7 @@ import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
 import { startIdempotencyPurge } from './http/idempotency.js';
+import { mailMetrics, startMail } from './mail/scheduler.js';
 import { closeNotificationAgents } from './notifications/post.js';
 import { notificationMetrics, startDelivery } from './notifications/scheduler.js';
 import { createLogger, startRuntime } from './server.js';
@@ -81,6 +82,8 @@ async function serve(): Promise<void> {
   const stopBilling = config.billing
     ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
     : undefined;
+  // Always on: without SMTP_URL it still turns events into the e-mails kept for shops to read.
+  const stopMail = startMail(deps, config.mailIntervalMs, mailMetrics(app.metrics, deps));
   const stopDelivery = config.notifications
     ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps))
     : undefined;
@@ -96,7 +99,7 @@ async function serve(): Promise<void> {
       stopSweep();
       stopPurge();
       // Together: deliveries on their way may take up to their timeout to finish.
-      await Promise.all([stopBilling?.(), stopDelivery?.()]);
+      await Promise.all([stopBilling?.(), stopDelivery?.(), stopMail()]);
       await held?.close();
       await app.close();
       await closeGatewayPools();

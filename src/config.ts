@@ -30,6 +30,12 @@ export interface Config {
   billing: boolean;
   /** How often the billing engine looks for due subscriptions (BILLING_INTERVAL_MS). */
   billingIntervalMs: number;
+  /** SMTP_URL: the server e-mails are sent through; unset, e-mails are kept in the store, not sent. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the address e-mails come from; the shop's name is shown beside it. */
+  mailFrom: string;
+  /** How often e-mail looks for new events and for e-mails due to be sent (MAIL_INTERVAL_MS). */
+  mailIntervalMs: number;
   /** Whether `kopek serve` delivers notifications (NOTIFICATIONS=off turns it off for an instance). */
   notifications: boolean;
   /** How often the deliverer looks for due notifications (NOTIFY_INTERVAL_MS). */
@@ -140,6 +146,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (billingRaw !== 'on' && billingRaw !== 'off')
     problems.push(`BILLING must be on or off, got "${billingRaw}"`);
   const billingIntervalMs = int('BILLING_INTERVAL_MS', 1000, 50, 3_600_000);
+  const smtpUrl = value('SMTP_URL');
+  // The value is not repeated: it may carry the SMTP password.
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/?#\s]+/i.test(smtpUrl))
+    problems.push(
+      'SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587',
+    );
+  const mailFrom = value('MAIL_FROM') ?? `no-reply@${new URL(publicUrl).hostname}`;
+  if (!/^[^\s@<>,;"]+@[^\s@<>,;"]+$/.test(mailFrom))
+    problems.push(`MAIL_FROM must be one plain address such as billing@example.com, got "${mailFrom}"`);
+  const mailIntervalMs = int('MAIL_INTERVAL_MS', 1000, 50, 3_600_000);
   const notificationsRaw = (value('NOTIFICATIONS') ?? 'on').toLowerCase();
   if (notificationsRaw !== 'on' && notificationsRaw !== 'off')
     problems.push(`NOTIFICATIONS must be on or off, got "${notificationsRaw}"`);
@@ -169,6 +185,9 @@ export function loadConfig(env: Env = process.env): Config {
     proofMaxBytes,
     billing: billingRaw !== 'off',
     billingIntervalMs,
+    smtpUrl,
+    mailFrom,
+    mailIntervalMs,
     notifications: notificationsRaw !== 'off',
     notifyIntervalMs,
     notifyConcurrency,

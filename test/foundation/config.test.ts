@@ -34,6 +34,8 @@ describe('loadConfig', () => {
       proofMaxBytes: 10 * 1024 * 1024,
       billing: true,
       billingIntervalMs: 1000,
+      mailFrom: 'no-reply@localhost',
+      mailIntervalMs: 1000,
       notifications: true,
       notifyIntervalMs: 1000,
       notifyConcurrency: 32,
