@@ -10,6 +10,7 @@ import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
 import { gatewayRoutes } from '../gateway/routes.js';
 import { threeDSecureReturnRoutes } from '../gateway/three-ds-return.js';
+import { emailRoutes } from '../mail/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
@@ -113,6 +114,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(subscriptionRoutes);
   await app.register(shopRoutes);
   await app.register(testClockRoutes);
+  await app.register(emailRoutes);
   await app.register(notificationRoutes);
   return app;
 }
