@@ -80,6 +80,14 @@ describe('GET /notifications', () => {
 });
 
 describe('GET /notifications/{id} and resend', () => {
+  it('are in the OpenAPI document', async () => {
+    const { h } = await notifyShop();
+    const doc = JSON.parse((await h.app.inject({ method: 'GET', url: '/docs/json' })).body);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/notifications', '/notifications/{id}', '/notifications/{id}/resend']),
+    );
+  });
+
   it('answers 404 for unknown, malformed and other shops’ ids, and 401 without credentials', async () => {
     const { s } = await shopWithNotifications();
     const other = await notifyShop();
@@ -111,6 +119,13 @@ describe('GET /notifications/{id} and resend', () => {
     expect(resent.body).toMatchObject({ id: created.id, status: 'pending', attempt_count: 1 });
     expect(resent.body.attempts).toHaveLength(1);
     expect(resent.body.next_attempt_at).toEqual(expect.any(String));
+    // As `curl -X POST` sends it: no body, no Content-Type.
+    const bare = await s.h.app.inject({
+      method: 'POST',
+      url: `/notifications/${created.id}/resend`,
+      headers: { authorization: s.shop.auth },
+    });
+    expect(bare.statusCode, bare.body).toBe(200);
     // A retry of the same request replays its answer and queues nothing more.
     const again = await s.api.post(`/notifications/${created.id}/resend`, undefined, key);
     expect(again.headers['idempotent-replayed']).toBe('true');
