@@ -13,8 +13,8 @@ import { type DueRow, leaseEvents, lockDue } from './queue.js';
 export const LEASE_MS = 60_000;
 
 export interface DeliverOptions {
-  /** Deliver only this shop's notifications (tests, a test shop's clock). */
-  shopId?: number;
+  /** Deliver only this shop's (or these shops') notifications. */
+  shopId?: number | readonly number[];
   observer?: DeliveryObserver;
   limits?: DeliveryLimits;
   /** The send timeout (10 s); tests shorten it. */

@@ -40,7 +40,7 @@ export interface ClaimFilter {
   limit: number;
   /** Shops whose deliveries in this process are at their limit. */
   busyShops: number[];
-  shopId?: number;
+  shopId?: number | readonly number[] | undefined;
 }
 
 /**
@@ -51,8 +51,8 @@ export function lockDue(tx: Tx, now: Date, f: ClaimFilter): Promise<DueRow[]> {
   const params: unknown[] = [now, f.limit, f.busyShops];
   let shop = '';
   if (f.shopId !== undefined) {
-    params.push(f.shopId);
-    shop = 'AND e.shop_id = $4';
+    params.push(typeof f.shopId === 'number' ? [f.shopId] : f.shopId);
+    shop = 'AND e.shop_id = ANY($4::int[])';
   }
   return tx.query<DueRow>(
     `SELECT e.*, sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc
