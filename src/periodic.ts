@@ -26,3 +26,32 @@ export function every(
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * Runs `run` at once, then again `everyMs` after each run has ended: runs never overlap within a
+ * process. A failed run is logged and the next one tries again. Returns a stop function that resolves
+ * once a run in progress has finished.
+ */
+export function loop(
+  everyMs: number,
+  log: FastifyBaseLogger,
+  what: string,
+  run: () => Promise<void>,
+): () => Promise<void> {
+  let stopped = false;
+  let current: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    current = run()
+      .catch((err: unknown) => log.error({ err }, `${what} failed; trying again shortly`))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, everyMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await current;
+  };
+}

@@ -1,5 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { backlogGauges } from '../backlog-metrics.js';
 import type { Services } from '../context.js';
+import { loop } from '../periodic.js';
 import { type BillingObserver, billDue } from './renew.js';
 import { dueBacklog } from './repository.js';
 
@@ -23,32 +25,20 @@ export function billingMetrics(
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
     registers: [registry],
   });
-  let backlog: Promise<{ due: number; oldestSeconds: number }> | undefined;
-  // One store query per scrape serves both gauges.
-  const read = () => {
-    backlog ??= dueBacklog(services.db, services.clock.now()).finally(() => {
-      setTimeout(() => {
-        backlog = undefined;
-      }, 1000).unref();
-    });
-    return backlog;
-  };
-  new Gauge({
-    name: 'kopek_billing_due',
-    help: 'Subscriptions due now and not yet billed',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).due);
+  backlogGauges(
+    registry,
+    {
+      count: ['kopek_billing_due', 'Subscriptions due now and not yet billed'],
+      oldest: [
+        'kopek_billing_oldest_due_seconds',
+        'How long the oldest due subscription has waited: the billing lag',
+      ],
     },
-  });
-  new Gauge({
-    name: 'kopek_billing_oldest_due_seconds',
-    help: 'How long the oldest due subscription has waited: the billing lag',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).oldestSeconds);
+    async () => {
+      const b = await dueBacklog(services.db, services.clock.now());
+      return { count: b.due, oldestSeconds: b.oldestSeconds };
     },
-  });
+  );
   return {
     attempt(outcome, seconds) {
       attempts.labels(outcome).inc();
@@ -67,23 +57,8 @@ export function startBilling(
   everyMs: number,
   observer?: BillingObserver,
 ): () => Promise<void> {
-  let stopped = false;
-  let current: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    current = billDue(services, observer ? { observer } : {})
-      .then((s) => {
-        if (s.charged + s.ended + s.resolved > 0) services.log.info({ billing: s }, 'billed what was due');
-      })
-      .catch((err: unknown) => services.log.error({ err }, 'billing run failed; trying again shortly'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await current;
-  };
+  return loop(everyMs, services.log, 'billing run', async () => {
+    const s = await billDue(services, observer ? { observer } : {});
+    if (s.charged + s.ended + s.resolved > 0) services.log.info({ billing: s }, 'billed what was due');
+  });
 }

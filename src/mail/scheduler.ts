@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Services } from '../context.js';
+import { loop } from '../periodic.js';
 import { type MailSummary, mailDue } from './service.js';
 import { smtpSender } from './smtp.js';
 
@@ -40,25 +41,13 @@ export function mailMetrics(registry: Registry, services: Pick<Services, 'db'>):
 export function startMail(services: Services, everyMs: number, observe?: MailObserver): () => Promise<void> {
   const { smtpUrl, mailFrom } = services.config;
   const sender = smtpUrl === undefined ? undefined : smtpSender(smtpUrl, mailFrom);
-  let stopped = false;
-  let current: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    current = mailDue(services, sender ? { sender } : {})
-      .then((s) => {
-        observe?.(s);
-        if (s.written + s.sent + s.failed > 0) services.log.info({ mail: s }, 'e-mail run');
-      })
-      .catch((err: unknown) => services.log.error({ err }, 'e-mail run failed; trying again shortly'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
+  const stop = loop(everyMs, services.log, 'e-mail run', async () => {
+    const s = await mailDue(services, sender ? { sender } : {});
+    observe?.(s);
+    if (s.written + s.sent + s.failed > 0) services.log.info({ mail: s }, 'e-mail run');
+  });
   return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await current;
+    await stop();
     sender?.close();
   };
 }

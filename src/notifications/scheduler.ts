@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { backlogGauges } from '../backlog-metrics.js';
 import type { Services } from '../context.js';
 import type { DeliveryObserver } from './attempt.js';
 import { DeliveryPool } from './deliver.js';
@@ -24,32 +25,20 @@ export function notificationMetrics(
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  let backlog: ReturnType<typeof pendingBacklog> | undefined;
-  // One store query per scrape serves both gauges.
-  const read = () => {
-    backlog ??= pendingBacklog(services.db, services.clock.now()).finally(() => {
-      setTimeout(() => {
-        backlog = undefined;
-      }, 1000).unref();
-    });
-    return backlog;
-  };
-  new Gauge({
-    name: 'kopek_notifications_pending',
-    help: 'Notifications not yet delivered that will be tried (again)',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).pending);
+  backlogGauges(
+    registry,
+    {
+      count: ['kopek_notifications_pending', 'Notifications not yet delivered that will be tried (again)'],
+      oldest: [
+        'kopek_notifications_oldest_pending_seconds',
+        'How long the oldest notification not yet delivered has waited since its event',
+      ],
     },
-  });
-  new Gauge({
-    name: 'kopek_notifications_oldest_pending_seconds',
-    help: 'How long the oldest notification not yet delivered has waited since its event',
-    registers: [registry],
-    async collect() {
-      this.set((await read()).oldestSeconds);
+    async () => {
+      const b = await pendingBacklog(services.db, services.clock.now());
+      return { count: b.pending, oldestSeconds: b.oldestSeconds };
     },
-  });
+  );
   return {
     attempt(outcome, seconds) {
       attempts.labels(outcome).inc();

@@ -143,7 +143,7 @@ export function transitionsStatements(
   for (const { sub, plan, t, charge, at } of items) {
     if (charge && t.chargeStatus) {
       const values = [sub.id, charge.period, charge.attempt, t.chargeStatus, charge.uid, at];
-      values.forEach((v, i) => charges[i]?.push(v));
+      for (const [i, v] of values.entries()) charges[i]?.push(v);
     }
     const row = Object.keys(t.change).length > 0 ? withChange(sub, t.change, sub.created_at, at) : sub;
     rows.push(row);
@@ -160,7 +160,7 @@ export function transitionsStatements(
         row.cancelled_at,
         at,
       ];
-      values.forEach((v, i) => subs[i]?.push(v));
+      for (const [i, v] of values.entries()) subs[i]?.push(v);
     }
     if (t.events.length > 0) {
       const customer = row.customer_id ? customers.get(row.customer_id) : undefined;
