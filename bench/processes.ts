@@ -41,17 +41,21 @@ export function freePort(): Promise<number> {
  */
 export const NODE_FLAGS = ['--max-semi-space-size=32'];
 
-/** Runs a TypeScript entry point of the repository in its own Node process, through tsx. */
+/**
+ * Runs a TypeScript entry point of the repository in its own Node process, through tsx; `ipc` opens
+ * a message channel to it (process.send in the child, child.proc.on('message') here).
+ */
 export function startChild(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   nodeArgs: string[] = [],
+  options: { ipc?: boolean } = {},
 ): Child {
   const proc = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', ...args], {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   running.add(proc);
   const tail: string[] = [];

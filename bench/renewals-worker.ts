@@ -53,8 +53,12 @@ function meter(): () => Usage {
   const cpu = process.cpuUsage();
   const rssAtStart = process.memoryUsage.rss();
   let peak = rssAtStart;
+  const timeline: number[] = [];
+  let ticks = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    peak = Math.max(peak, rss);
+    if (++ticks % 50 === 0) timeline.push(mb(rss));
   }, 20);
   return () => {
     clearInterval(sampler);
@@ -67,6 +71,7 @@ function meter(): () => Usage {
       maxRssMb: Math.round(process.resourceUsage().maxRSS / 102.4) / 10,
       rssAtStartMb: mb(rssAtStart),
       rssPeakRunMb: mb(peak),
+      rssEverySecondMb: timeline,
       heapUsedMb: mb(process.memoryUsage().heapUsed),
     };
   };
@@ -85,52 +90,69 @@ const labelOf = (sql: string) => {
   return label;
 };
 
-/** The store, counting every statement sent through it (BEGIN and COMMIT of each transaction too). */
-function counting(db: Db): { db: Db; statements: Map<string, number>; transactions: () => number } {
+/**
+ * The store, counting what is sent through it: statements by text (a BEGIN and a COMMIT count as
+ * statements), round trips (a statement alone, or a batch of them) and transactions.
+ */
+function counting(db: Db) {
   const statements = new Map<string, number>();
-  let transactions = 0;
+  const totals = { roundTrips: 0, transactions: 0 };
   const count = (sql: string) => {
     const label = labelOf(sql);
     statements.set(label, (statements.get(label) ?? 0) + 1);
   };
+  const alone = (sql: string) => {
+    totals.roundTrips++;
+    count(sql);
+  };
+  const batched = (list: readonly { sql: string }[]) => {
+    totals.roundTrips++;
+    for (const st of list) count(st.sql);
+  };
   const counted: Db = {
     kind: db.kind,
     query(sql, params) {
-      count(sql);
+      alone(sql);
       return db.query(sql, params);
     },
     tx(fn) {
-      transactions++;
-      count('BEGIN');
+      totals.transactions++;
+      alone('BEGIN');
       return db.tx(async (tx) => {
         const inner: Tx = {
           inTransaction: true,
           query(sql, params) {
-            count(sql);
+            alone(sql);
             return tx.query(sql, params);
           },
           exec(sql) {
-            count(sql);
+            alone(sql);
             return tx.exec(sql);
           },
           batch(list) {
-            for (const st of list) count(st.sql);
+            batched(list);
             return tx.batch(list);
           },
         };
         const result = await fn(inner);
-        count('COMMIT');
+        alone('COMMIT');
         return result;
       });
     },
     batch(list) {
-      transactions++;
-      count(`batch of ${list.length}: ${list.map((s) => labelOf(s.sql).slice(0, 30)).join(' | ')}`);
+      // A transaction of its own: BEGIN and COMMIT travel with the statements.
+      totals.transactions++;
+      batched(list);
       return db.batch(list);
     },
     close: () => db.close(),
   };
-  return { db: counted, statements, transactions: () => transactions };
+  const reset = () => {
+    statements.clear();
+    totals.roundTrips = 0;
+    totals.transactions = 0;
+  };
+  return { db: counted, statements, totals, reset };
 }
 
 async function engine(): Promise<void> {
@@ -144,7 +166,7 @@ async function engine(): Promise<void> {
   const batch = Number(process.env.BENCH_RENEWAL_BATCH || 0);
   // One connection opened before the clock starts, as a running server has.
   await store.db.query('SELECT 1');
-  store.statements.clear();
+  store.reset();
   await send({ type: 'ready' });
   await nextMessage<Go>();
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -157,7 +179,8 @@ async function engine(): Promise<void> {
     ...usage,
     summary,
     statements: Object.fromEntries(store.statements),
-    transactions: store.transactions(),
+    roundTrips: store.totals.roundTrips,
+    transactions: store.totals.transactions,
     window: { from, to },
   });
   await store.db.close();

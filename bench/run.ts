@@ -7,6 +7,7 @@
  * (default 50), BENCH_RATE (req/s of the latency run of scenarios with a p99 goal, default 200;
  * 0 skips it), BENCH_VERBOSE=1 to echo the servers' output, BENCH_PROFILE=1 to write the servers'
  * CPU profiles to bench/results/profiles/<server>/.
+ * `npm run bench -- renewals` measures the billing engine instead: see bench/renewals.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ import {
   stopChild,
   waitForHealth,
 } from './processes.js';
+import { runRenewals } from './renewals.js';
 import { brokenRuns, buildReport, formatGoals, formatTable, labelOf } from './report.js';
 import { type Scenario, selectScenarios } from './scenarios.js';
 
@@ -140,6 +142,11 @@ async function startServers(
 async function main(): Promise<number> {
   const loadAtStart = Math.round((loadavg()[0] ?? 0) * 100) / 100;
   const names = process.argv.slice(2).filter((a) => a !== '--');
+  // The billing engine is measured apart (bench/renewals.ts): its own store, its own processes.
+  if (names.includes('renewals')) {
+    if (names.length > 1) throw new Error('renewals runs on its own: npm run bench -- renewals');
+    return runRenewals();
+  }
   const scenarios = selectScenarios(names);
   const settings = {
     connections: intSetting('BENCH_CONNECTIONS', 50, 1),
