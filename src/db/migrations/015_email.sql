@@ -13,7 +13,8 @@ CREATE INDEX events_mail_pending ON events (id) WHERE mail_status = 'pending';
 CREATE TABLE emails (
   seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   id text PRIMARY KEY,
-  shop_id integer NOT NULL REFERENCES shops (id),
+  -- No foreign key to shops, as since 009: a shop is never deleted (010), and a key would lock its row.
+  shop_id integer NOT NULL,
   -- The event that called for it. No foreign key: the outbox may be pruned, the e-mail is kept.
   event_id bigint NOT NULL,
   kind text NOT NULL CHECK (kind IN ('receipt', 'payment_failed', 'canceled', 'transaction')),
