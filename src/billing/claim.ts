@@ -1,12 +1,22 @@
+import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
 import type { Services } from '../context.js';
-import type { Tx } from '../db/db.js';
+import { type Ctx, shopCtx } from '../context.js';
+import { ApiError } from '../core/errors.js';
+import type { Db, Statement, Tx } from '../db/db.js';
+import { dbWithin } from '../db/held.js';
+import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
 import { toPlan } from '../plans/service.js';
 import { toShop } from '../shops/repository.js';
 import { type ChargeClaim, chargeClaimsInsert } from '../subscriptions/charge-records.js';
+import type { SubscriptionRow } from '../subscriptions/repository.js';
+import { withChange } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
+import { outcomeOf } from '../subscriptions/settle.js';
 import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
+import { summarize } from '../subscriptions/view.js';
 import { type Applied, transitionsStatements } from '../subscriptions/writer.js';
 import { customersByIds, lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
+import { renewalRequest } from './request.js';
 import { type BillingSummary, LEASE_MS, type Work } from './work.js';
 
 const SET_ASIDE_MS = 24 * 3600_000;
@@ -23,7 +33,7 @@ export function claimBatch(
   limit: number,
   shopId: number | undefined,
   summary: BillingSummary,
-): Promise<Work[] | undefined> {
+): Promise<Claimed | undefined> {
   return services.db.tx(async (tx) => {
     const due = await lockDue(tx, now, limit, shopId);
     if (due.length === 0) return undefined;
@@ -41,10 +51,20 @@ export function claimBatch(
       return next.kind === 'charge' ? [{ id: sub.id, period: next.period }] : [];
     });
     const attempts = await lastAttempts(tx, wanted);
+    const here = new ChargesHere(services, tx, due);
+    await here.readCards();
 
     const items: Applied[] = [];
     const claims: ChargeClaim[] = [];
-    const pending: Omit<Work, 'sub'>[] = [];
+    const payments: Statement[] = [];
+    const pending: (Omit<Work, 'sub'> | undefined)[] = [];
+    const charged: {
+      index: number;
+      w: Omit<Work, 'sub'>;
+      ctx: Ctx;
+      planned: PlannedPayment;
+      outcome: string;
+    }[] = [];
     for (const sub of due) {
       const plan = planById.get(sub.plan_id);
       const shop = shopById.get(sub.shop_id);
@@ -67,30 +87,136 @@ export function claimBatch(
         summary.ended++;
       } else {
         const attempt = (attempts.get(sub.id) ?? 0) + 1;
-        happened = { kind: 'renewal_claimed', period: next.period, lease };
-        claims.push({
+        const claim = {
           subscriptionId: sub.id,
           period: next.period,
           attempt,
           amount: plan.plan.amount,
           currency: plan.currency,
           at,
-        });
+        };
         work = { kind: 'charge', plan, shop, period: next.period, attempt };
+        const rules = rulesFor(shop);
+        const claimed = transition(
+          sub,
+          plan,
+          { kind: 'renewal_claimed', period: next.period, lease },
+          at,
+          rules,
+        );
+        const direct = await here.plan({ ...work, sub });
+        if (direct) {
+          // Charged here and now: the claim, the payment and the outcome commit together.
+          const mid = withChange(sub, claimed.change, sub.created_at, at);
+          const answer = direct.planned.answer;
+          const answered = transition(
+            mid,
+            plan,
+            direct.planned.timedOut
+              ? { kind: 'charge_unknown', period: next.period, last: summarize(answer), recheckAt: lease }
+              : {
+                  kind: 'charge_answered',
+                  period: next.period,
+                  outcome: outcomeOf(answer),
+                  last: summarize(answer),
+                  message: answer.message,
+                },
+            at,
+            rules,
+          );
+          claims.push({ ...claim, status: answered.chargeStatus ?? 'pending', uid: answer.uid });
+          payments.push(direct.planned.statement);
+          const t = {
+            change: { ...claimed.change, ...answered.change },
+            chargeStatus: null,
+            events: [...claimed.events, ...answered.events],
+          };
+          charged.push({
+            index: items.length,
+            w: work,
+            ctx: direct.ctx,
+            planned: direct.planned,
+            outcome: direct.planned.timedOut ? 'unknown' : outcomeOf(answer),
+          });
+          items.push({ sub, plan, t, at });
+          pending.push(undefined);
+          continue;
+        }
+        claims.push(claim);
+        happened = { kind: 'renewal_claimed', period: next.period, lease };
       }
       const rules = rulesFor(shop ?? { timeZone: 'UTC', retrySchedule: null, quietHours: null });
       items.push({ sub, plan, t: transition(sub, plan, happened, at, rules), at });
-      pending.push(work as Omit<Work, 'sub'>);
+      pending.push(work);
     }
     const customers = await customersOf(tx, items);
     const { statements, rows } = transitionsStatements(items, customers);
     if (claims.length > 0) statements.unshift(chargeClaimsInsert(claims, now));
-    await tx.batch(statements);
-    return rows.flatMap((sub, i) => {
-      const w = pending[i];
-      return w ? [{ ...w, sub }] : [];
-    });
+    await tx.batch([...payments, ...statements]);
+    return {
+      work: rows.flatMap((sub, i) => {
+        const w = pending[i];
+        return w ? [{ ...w, sub }] : [];
+      }),
+      charged: charged.map((c) => ({
+        w: { ...c.w, sub: rows[c.index] as SubscriptionRow },
+        ctx: c.ctx,
+        planned: c.planned,
+        outcome: c.outcome,
+      })),
+    };
   });
+}
+
+/** What a claim did: work left for later steps, and renewals it charged itself. */
+export interface Claimed {
+  work: Work[];
+  charged: { w: Work; ctx: Ctx; planned: PlannedPayment; outcome: string }[];
+}
+
+/**
+ * Renewals charged inside the claim's own transaction: with the gateway in this process nothing
+ * leaves it, so the payment, its attempt and its outcome can commit together with the claim, and no
+ * lease is needed. Planned against the transaction (the subscriptions are locked) with the batch's
+ * cards read at once. Over HTTP, or for a payment that cannot be planned, nothing is charged here.
+ */
+class ChargesHere {
+  readonly #db: Db;
+  readonly #contexts = new Map<number, Ctx>();
+  #cards: Map<string, CardRow> = new Map();
+
+  constructor(
+    private readonly services: Services,
+    tx: Tx,
+    private readonly due: readonly SubscriptionRow[],
+  ) {
+    this.#db = dbWithin(tx, services.db.kind);
+  }
+
+  async readCards(): Promise<void> {
+    if (this.services.config.gatewayRemote) return;
+    const tokens = [...new Set(this.due.flatMap((s) => (s.card_token ? [s.card_token] : [])))];
+    if (tokens.length === 0) return;
+    this.#cards = new Map((await findCardRowsByTokens(this.#db, tokens)).map((c) => [c.token, c]));
+  }
+
+  async plan(w: Work): Promise<{ ctx: Ctx; planned: PlannedPayment } | undefined> {
+    if (this.services.config.gatewayRemote) return undefined;
+    let ctx = this.#contexts.get(w.shop.id);
+    if (!ctx) {
+      ctx = { ...shopCtx(this.services, w.shop), db: this.#db };
+      this.#contexts.set(w.shop.id, ctx);
+    }
+    const gateway = gatewayClient(ctx);
+    if (!gateway.planPayment) return undefined;
+    const planned = await gateway
+      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt), this.#cards)
+      .catch((err: unknown) => {
+        if (err instanceof ApiError) return undefined;
+        throw err;
+      });
+    return planned && { ctx, planned };
+  }
 }
 
 /** The customers of the subscriptions whose events need them (their payloads show the customer). */

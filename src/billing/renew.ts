@@ -18,6 +18,10 @@ import { type Happened, transition } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
 import { applyTransition } from '../subscriptions/writer.js';
 import { claimBatch } from './claim.js';
+import { renewalRequest } from './request.js';
+
+export { renewalRequest } from './request.js';
+
 import { ctxOf, type Planned, recordPlanned } from './record.js';
 import {
   type BillingObserver,
@@ -51,9 +55,19 @@ export async function billDue(services: Services, opts: BillOptions = {}): Promi
   const summary = emptySummary();
   const batchSize = opts.batchSize ?? 100;
   for (;;) {
-    const work = await claimBatch(services, services.clock.now(), batchSize, opts.shopId, summary);
-    if (work === undefined) break;
-    await performBatch(services, work, summary, opts.observer);
+    const started = process.hrtime.bigint();
+    const claimed = await claimBatch(services, services.clock.now(), batchSize, opts.shopId, summary);
+    if (claimed === undefined) break;
+    if (claimed.charged.length > 0) {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9 / claimed.charged.length;
+      for (const { w, ctx, planned, outcome } of claimed.charged) {
+        planned.recorded();
+        countCharge(summary, outcome);
+        opts.observer?.attempt?.(outcome, seconds);
+        logAttempt(ctx, w, outcome, seconds);
+      }
+    }
+    await performBatch(services, claimed.work, summary, opts.observer);
   }
   return summary;
 }
@@ -122,28 +136,6 @@ async function performBatch(
     }
   }
   for (const w of oneByOne) await perform(services, w, summary, observer);
-}
-
-/** The gateway payment of a renewal attempt: the stored card, no cardholder present. */
-export function renewalRequest(
-  sub: SubscriptionRow,
-  plan: Plan,
-  period: number,
-  attempt: number,
-): ChargeRequest {
-  return {
-    amount: plan.plan.amount,
-    currency: plan.currency,
-    description: chargeDescription(plan.title, sub.id),
-    tracking_id: chargeTrackingId(sub.id, period, attempt),
-    language: sub.language,
-    test: plan.test,
-    // The attempt's key already makes a repeat impossible.
-    duplicate_check: false,
-    // A merchant-initiated charge of a stored card: nobody is there to pass 3-D Secure.
-    credit_card: { token: sub.card_token as string, skip_three_d_secure_verification: true },
-    additional_data: { subscription_id: sub.id, billing_period: period, attempt },
-  };
 }
 
 async function perform(services: Services, w: Work, summary: BillingSummary, observer?: BillingObserver) {

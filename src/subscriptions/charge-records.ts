@@ -28,6 +28,9 @@ export interface ChargeClaim {
   currency: string;
   /** When it was claimed, on the shop's clock, if not the caller's `now`. */
   at?: Date;
+  /** Already answered (claimed and charged in one transaction): its status and transaction. */
+  status?: string;
+  uid?: string | null;
 }
 
 /**
@@ -71,10 +74,10 @@ export function answeredChargeInsert(
  */
 export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): Statement {
   return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
-     SELECT id, period, attempt, amount, currency, 'pending', at, at
-     FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::timestamptz[])
-       AS c (id, period, attempt, amount, currency, at)`,
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at)
+     SELECT id, period, attempt, amount, currency, status, uid, at, at
+     FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::timestamptz[], $7::text[],
+       $8::uuid[]) AS c (id, period, attempt, amount, currency, at, status, uid)`,
     params: [
       claims.map((c) => c.subscriptionId),
       claims.map((c) => c.period),
@@ -82,6 +85,8 @@ export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): S
       claims.map((c) => c.amount),
       claims.map((c) => c.currency),
       claims.map((c) => c.at ?? now),
+      claims.map((c) => c.status ?? 'pending'),
+      claims.map((c) => c.uid ?? null),
     ],
   };
 }
