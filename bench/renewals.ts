@@ -19,58 +19,34 @@
  * engine's LOG_LEVEL (default warn, as the HTTP benchmark runs its server), BENCH_SYNCHRONOUS_COMMIT
  * the connections' synchronous_commit (the server's setting otherwise).
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.js';
-import { type Child, describeFailure, postgresCpuSeconds, ROOT, startChild, stopChild } from './processes.js';
-import type { BaselineDone, EngineDone, FromWorker } from './renewals-messages.js';
+import { type Child, ROOT, stopChild } from './processes.js';
+import type { BaselineDone, EngineDone } from './renewals-messages.js';
 import { type SeededStore, seedRenewals } from './renewals-seed.js';
+import {
+  checkpoint,
+  codeMeasured,
+  finish,
+  intList,
+  markDatabase,
+  profilesOf,
+  release,
+  round,
+  sinceMark,
+  startWorkers,
+  withClient,
+  withSearchPath,
+} from './workers.js';
+
+const WORKER = 'renewals-worker.ts';
 
 const DEFAULT_DB = 'postgres://postgres@127.0.0.1:5432/test';
 /** The issue's targets, with the in-process sandbox acquirer on the 2-core machine. */
 export const RENEWAL_GOALS = { minRatio: 0.3, minPerSec: 5000 };
-
-function intList(name: string, fallback: number[], min: number): number[] {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  return raw.split(',').map((part) => {
-    const n = Number(part.trim().replace(/_/g, ''));
-    if (!Number.isInteger(n) || n < min)
-      throw new Error(`${name} must be whole numbers ≥ ${min}, comma-separated; got "${raw}"`);
-    return n;
-  });
-}
-
-/**
- * The schema's URL; with BENCH_SYNCHRONOUS_COMMIT (on, off…) every connection of both phases also
- * sets synchronous_commit: `off` shows what the engine does when commits do not wait for the disk.
- */
-function withSearchPath(url: string, schema: string): string {
-  const u = new URL(url);
-  const sync = process.env.BENCH_SYNCHRONOUS_COMMIT;
-  if (sync !== undefined && !/^(on|off|local|remote_write|remote_apply)$/.test(sync))
-    throw new Error(
-      `BENCH_SYNCHRONOUS_COMMIT must be on, off, local, remote_write or remote_apply, got "${sync}"`,
-    );
-  u.searchParams.set('options', `-c search_path=${schema}${sync ? ` -c synchronous_commit=${sync}` : ''}`);
-  // Names the benchmark's backends in pg_stat_activity, for their CPU time.
-  u.searchParams.set('application_name', schema);
-  return u.toString();
-}
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 export interface RenewalRun {
   subscriptions: number;
@@ -173,103 +149,6 @@ export async function verifyRenewals(url: string, seeded: SeededStore): Promise<
   });
 }
 
-function onMessage(child: Child): Promise<FromWorker> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(describeFailure(child, `exited with ${code}`));
-    child.proc.once('exit', onExit);
-    child.proc.once('message', (m: FromWorker) => {
-      child.proc.off('exit', onExit);
-      if (m.type === 'failed') reject(describeFailure(child, `failed: ${m.error}`));
-      else resolve(m);
-    });
-  });
-}
-
-async function startWorkers(
-  mode: 'engine' | 'baseline',
-  k: number,
-  env: NodeJS.ProcessEnv,
-  nodeArgs: string[],
-  children: Child[],
-): Promise<Child[]> {
-  const started = Array.from({ length: k }, (_, i) =>
-    startChild(`${mode} ${i + 1}`, ['bench/renewals-worker.ts', mode], env, nodeArgs, { ipc: true }),
-  );
-  children.push(...started);
-  const ready = await Promise.all(started.map(onMessage));
-  if (ready.some((m) => m.type !== 'ready')) throw new Error(`${mode}: a worker did not say ready`);
-  return started;
-}
-
-/** Starts the workers together; their results, while they still hold their connections. */
-async function finish<T extends FromWorker>(workers: Child[], go: object): Promise<T[]> {
-  const done = workers.map(onMessage);
-  for (const w of workers) w.proc.send({ type: 'go', ...go });
-  return (await Promise.all(done)) as T[];
-}
-
-async function release(workers: Child[]): Promise<void> {
-  for (const w of workers) w.proc.send({ type: 'exit' });
-  await Promise.all(workers.map((w) => w.exited));
-}
-
-interface DatabaseMark {
-  /** CPU seconds so far of every PostgreSQL process of this machine, by pid (undefined when remote). */
-  cpu: Map<number, number> | undefined;
-  /** The backends serving the benchmark's own connections (application_name `tag`). */
-  backends: number[];
-  wal: string;
-}
-
-async function markDatabase(url: string, local: boolean, tag: string): Promise<DatabaseMark> {
-  return withClient(url, async (c) => {
-    const wal = (await c.query('SELECT pg_current_wal_lsn() AS l')).rows[0].l as string;
-    const { rows } = await c.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [tag]);
-    return { cpu: local ? postgresCpuSeconds() : undefined, backends: rows.map((r) => r.pid as number), wal };
-  });
-}
-
-/**
- * What PostgreSQL did since `mark`: WAL bytes written (by anyone), and CPU seconds of the
- * benchmark's backends and of all its processes (the WAL writer, checkpointer, autovacuum… and
- * whatever else this machine's PostgreSQL serves meanwhile). Read before the workers disconnect:
- * an ended backend's time is gone from /proc.
- */
-async function sinceMark(url: string, mark: DatabaseMark) {
-  const walBytes = await withClient(
-    url,
-    async (c) =>
-      (await c.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::float8 AS d', [mark.wal])).rows[0].d,
-  );
-  const after = mark.cpu ? postgresCpuSeconds() : undefined;
-  if (!mark.cpu || !after) return { walBytes: Number(walBytes), backendsSec: null, allSec: null };
-  let allSec = 0;
-  for (const [pid, s] of after) allSec += s - (mark.cpu.get(pid) ?? 0);
-  let backendsSec = 0;
-  for (const pid of mark.backends) backendsSec += (after.get(pid) ?? 0) - (mark.cpu.get(pid) ?? 0);
-  return { walBytes: Number(walBytes), backendsSec, allSec };
-}
-
-const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/**
- * Each engine process's profile of its main thread, by process id: the largest of the process's
- * files (the module loader's thread, under tsx, writes a small one of its own).
- */
-function profilesOf(dir: string, pids: (number | undefined)[]): string[] | undefined {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  } catch {
-    return undefined;
-  }
-  const found = pids.map((pid) => {
-    const mine = files.filter((f) => f.split('.')[3] === String(pid)).map((f) => join(dir, f));
-    return mine.sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  });
-  return found.every((f) => f !== undefined) ? (found as string[]) : undefined;
-}
-
 interface BaselineFigures {
   rowsPerSec: number;
   /** CPU of the inserting processes, and of the PostgreSQL backends serving them (warm-up included). */
@@ -286,7 +165,7 @@ async function runBaseline(
   db: { url: string; local: boolean; tag: string },
   children: Child[],
 ): Promise<BaselineFigures> {
-  const workers = await startWorkers('baseline', k, env, [], children);
+  const workers = await startWorkers(WORKER, 'baseline', k, env, [], children);
   const mark = await markDatabase(db.url, db.local, db.tag);
   const base = await finish<BaselineDone>(workers, settings);
   const used = await sinceMark(db.url, mark);
@@ -301,8 +180,6 @@ async function runBaseline(
     walBytesPerRow: Math.round(used.walBytes / allRows),
   };
 }
-
-const checkpoint = (url: string) => withClient(url, (c) => c.query('CHECKPOINT'));
 
 async function runOne(
   baseDbUrl: string,
@@ -362,7 +239,7 @@ async function runOne(
     const profiling = Boolean(process.env.BENCH_PROFILE);
     if (profiling) rmSync(profileDir, { recursive: true, force: true });
     const nodeArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const engines = await startWorkers('engine', k, env, nodeArgs, children);
+    const engines = await startWorkers(WORKER, 'engine', k, env, nodeArgs, children);
     const mark = await markDatabase(baseDbUrl, local, schema);
     const started = performance.now();
     const done = await finish<EngineDone>(engines, {});
@@ -478,17 +355,6 @@ function formatRuns(runs: RenewalRun[]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i] ?? 0)).join(' | ')} |`;
   const rule = `|${widths.map((w) => `${'-'.repeat(w + 1)}:`).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
-}
-
-/** The commit measured, and the files of src/ that differed from it (others may work in this tree). */
-function codeMeasured(): { commit: string; srcChanged: string[] } {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-  try {
-    const changed = git('status', '--porcelain', '--', 'src');
-    return { commit: git('rev-parse', 'HEAD'), srcChanged: changed ? changed.split('\n') : [] };
-  } catch {
-    return { commit: 'unknown', srcChanged: [] };
-  }
 }
 
 /** Runs the renewal benchmark; the process's exit code. */
