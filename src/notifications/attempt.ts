@@ -1,4 +1,4 @@
-import { createSign } from 'node:crypto';
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import type { Services } from '../context.js';
 import { shopSecret, signingKeyOf } from '../shops/service.js';
 import { type Outcome, postNotification } from './post.js';
@@ -47,10 +47,40 @@ export const notificationId = (eventId: number) => `evt_${eventId}`;
 /** The exact bytes sent; the signature covers them. */
 export const notificationBody = (row: Pick<DueRow, 'payload'>) => JSON.stringify(row.payload);
 
+/** Shops whose parsed signing keys a process keeps (about 2 KB each); beyond, the oldest is dropped. */
+const KEYS_KEPT = 1000;
+
+/** Parsed signing keys by sealed key, per master key (another master key opens nothing of these). */
+const signingKeys = new WeakMap<Buffer, Map<string, KeyObject>>();
+
+/**
+ * The shop's signing key, opened and parsed once per process: parsing the PEM took longer than the
+ * signature itself (about 0.55 of 0.85 ms on the 2-core machine). Found by the sealed text, so a shop
+ * given a new key (sealed anew) is never signed for with its old one.
+ */
+function signingKeyObject(masterKey: Buffer, row: Pick<DueRow, 'private_key_enc'>): KeyObject {
+  let kept = signingKeys.get(masterKey);
+  if (!kept) {
+    kept = new Map();
+    signingKeys.set(masterKey, kept);
+  }
+  let key = kept.get(row.private_key_enc);
+  if (key === undefined) {
+    key = createPrivateKey(signingKeyOf(masterKey, row));
+    if (kept.size >= KEYS_KEPT) {
+      const oldest = kept.keys().next().value;
+      if (oldest !== undefined) kept.delete(oldest);
+    }
+    kept.set(row.private_key_enc, key);
+  }
+  return key;
+}
+
 function headersFor(services: Services, row: DueRow, body: string, at: Date): Record<string, string> {
-  const signature = createSign('RSA-SHA256')
-    .update(body)
-    .sign(signingKeyOf(services.masterKey, row), 'base64');
+  // RSA-SHA256 over the exact bytes sent (PKCS #1 v1.5, as createSign('RSA-SHA256') makes it).
+  const signature = sign('sha256', Buffer.from(body), signingKeyObject(services.masterKey, row)).toString(
+    'base64',
+  );
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'Kopek-Notifications/1',
