@@ -7,7 +7,8 @@
  * (default 50), BENCH_RATE (req/s of the latency run of scenarios with a p99 goal, default 200;
  * 0 skips it), BENCH_VERBOSE=1 to echo the servers' output, BENCH_PROFILE=1 to write the servers'
  * CPU profiles to bench/results/profiles/<server>/.
- * `npm run bench -- renewals` measures the billing engine instead: see bench/renewals.ts.
+ * `npm run bench -- renewals` measures the billing engine instead: see bench/renewals.ts; and
+ * `npm run bench -- webhooks` the delivery of notifications: see bench/webhooks.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ import {
 import { runRenewals } from './renewals.js';
 import { brokenRuns, buildReport, formatGoals, formatTable, labelOf } from './report.js';
 import { type Scenario, selectScenarios } from './scenarios.js';
+import { runWebhooks } from './webhooks.js';
 
 const SHOP_ID = 1;
 const DEFAULT_DB = 'postgres://postgres@127.0.0.1:5432/test';
@@ -146,6 +148,11 @@ async function main(): Promise<number> {
   if (names.includes('renewals')) {
     if (names.length > 1) throw new Error('renewals runs on its own: npm run bench -- renewals');
     return runRenewals();
+  }
+  // So is webhook delivery (bench/webhooks.ts).
+  if (names.includes('webhooks')) {
+    if (names.length > 1) throw new Error('webhooks runs on its own: npm run bench -- webhooks');
+    return runWebhooks();
   }
   const scenarios = selectScenarios(names);
   const settings = {
