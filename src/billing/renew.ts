@@ -2,14 +2,7 @@ import type { CardRow } from '../cards/repository.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
-import {
-  type ChargeRequest,
-  GatewayTimeout,
-  gatewayClient,
-  type TransactionAnswer,
-} from '../gateway/client.js';
-import type { Plan } from '../plans/service.js';
-import { chargeDescription } from '../subscriptions/charge.js';
+import { GatewayTimeout, gatewayClient, type TransactionAnswer } from '../gateway/client.js';
 import { lockOpenCharge } from '../subscriptions/charge-records.js';
 import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
