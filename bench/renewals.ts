@@ -52,6 +52,8 @@ export interface RenewalRun {
   subscriptions: number;
   processes: number;
   seedSec: number;
+  /** The code the engine processes loaded: others may commit to this tree while a run goes on. */
+  kopek: { commit: string; srcChanged: string[] };
   /** The INSERT loop's rows/s: the mean of its runs right before and right after the engine's. */
   baseline: { rowsPerSec: number; before: BaselineFigures; after: BaselineFigures };
   renewalsPerSec: number;
@@ -239,6 +241,7 @@ async function runOne(
     const profiling = Boolean(process.env.BENCH_PROFILE);
     if (profiling) rmSync(profileDir, { recursive: true, force: true });
     const nodeArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const kopek = codeMeasured();
     const engines = await startWorkers(WORKER, 'engine', k, env, nodeArgs, children);
     const mark = await markDatabase(baseDbUrl, local, schema);
     const started = performance.now();
@@ -279,6 +282,7 @@ async function runOne(
       subscriptions: count,
       processes: k,
       seedSec,
+      kopek,
       baseline: { rowsPerSec: baselineRowsPerSec, before, after },
       renewalsPerSec,
       ratio: round(renewalsPerSec / baselineRowsPerSec, 2),
