@@ -367,6 +367,8 @@ const rssOf = (laps: Usage[]) =>
 export interface WebhookRun {
   notifications: number;
   processes: number;
+  /** The code the deliverers loaded: others may commit to this tree while a run goes on. */
+  kopek: { commit: string; srcChanged: string[] };
   shops: number;
   subscriptions: number;
   seedSec: number;
@@ -485,6 +487,7 @@ async function runOne(
     const profiling = Boolean(process.env.BENCH_PROFILE);
     if (profiling) rmSync(profileDir, { recursive: true, force: true });
     const nodeArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const kopek = codeMeasured();
     const deliverers = await startWorkers(WORKER, 'deliver', k, env, nodeArgs, children);
     let mark = await markDatabase(baseDbUrl, local, schema);
     let cpu = process.cpuUsage();
@@ -576,6 +579,7 @@ async function runOne(
     return {
       notifications: count,
       processes: k,
+      kopek,
       shops: seeded.shops.length,
       subscriptions: seeded.resources,
       seedSec,
