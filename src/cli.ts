@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { billingMetrics, startBilling } from './billing/scheduler.js';
+import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './cli/shop-commands.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { type ShopShown, storeCommands } from './control/commands.js';
 import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
-import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './control/shop-cli.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';

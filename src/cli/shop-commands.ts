@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util';
 import type { BillingSummary } from '../billing/renew.js';
 import type { TestClockView } from '../billing/test-clock.js';
 import { loadConfig } from '../config.js';
+import { runStoreCommand } from '../control/run.js';
 import { ShopInputError } from '../shops/service.js';
 import type { ShopSettingsView } from '../shops/settings.js';
-import { runStoreCommand } from './run.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
