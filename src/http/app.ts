@@ -12,6 +12,8 @@ import { gatewayRoutes } from '../gateway/routes.js';
 import { threeDSecureReturnRoutes } from '../gateway/three-ds-return.js';
 import { emailRoutes } from '../mail/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
+import { assetRoutes } from '../pages/assets.js';
+import { registerPageSecurity } from '../pages/security.js';
 import { planRoutes } from '../plans/routes.js';
 import { productRoutes } from '../products/routes.js';
 import { proofRoutes } from '../proofs/routes.js';
@@ -77,6 +79,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   registerAuth(app, shopAuthenticator);
   registerIdempotency(app, db, clock, opts.masterKey);
   app.decorate('metrics', registerMetrics(app));
+  await registerPageSecurity(app);
 
   await app.register(swagger, {
     openapi: {
@@ -104,6 +107,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     }
   });
 
+  await app.register(assetRoutes);
   await app.register(productRoutes);
   await app.register(customerRoutes);
   await app.register(planRoutes);

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { FastifyPluginAsync } from 'fastify';
+
+/**
+ * The pages' stylesheets and scripts, served from this origin (no third-party assets) under
+ * `/assets/<name>?v=<hash>`: the hash changes with the content, so browsers may keep a file for a
+ * year and still never run a stale script after an upgrade.
+ */
+
+const DIR = new URL('./assets/', import.meta.url);
+const TYPES: Record<string, string> = {
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  hash: string;
+}
+
+const assets = new Map<string, Asset>();
+for (const name of readdirSync(DIR)) {
+  const type = TYPES[name.split('.').pop() ?? ''];
+  if (!type) continue;
+  const body = readFileSync(new URL(name, DIR));
+  assets.set(name, { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) });
+}
+
+/** The address of an asset, with the version that makes long caching safe. */
+export function assetUrl(name: string): string {
+  const asset = assets.get(name);
+  if (!asset) throw new Error(`No page asset named ${name}`);
+  return `/assets/${name}?v=${asset.hash}`;
+}
+
+export const assetRoutes: FastifyPluginAsync = async (app) => {
+  app.get<{ Params: { name: string } }>(
+    '/assets/:name',
+    { config: { public: true }, schema: { hide: true } },
+    async (request, reply) => {
+      const asset = assets.get(request.params.name);
+      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+      return reply
+        .header('content-type', asset.type)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(asset.body);
+    },
+  );
+};

@@ -1,0 +1,111 @@
+import type { ComponentChildren } from 'preact';
+import { formatMoney } from '../money/currencies.js';
+
+/** The CSRF token every form carries (see security.ts). */
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+/** Money always goes through the currency's exponent: JPY without decimals, KWD with three. */
+export function Money({ amount, currency }: { amount: number; currency: string }) {
+  return <span class="money">{formatMoney(amount, currency)}</span>;
+}
+
+export interface FieldProps {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  type?: 'text' | 'email' | 'tel' | 'password' | 'date' | 'number' | 'url' | 'search';
+  /** The standard token (cc-number, email, tel, …) so browsers and password managers fill it. */
+  autocomplete?: string;
+  inputmode?: 'numeric' | 'email' | 'tel' | 'text';
+  required?: boolean;
+  readOnly?: boolean;
+  /** The field's problem, shown under it and announced with it. */
+  error?: string | undefined;
+  hint?: string | undefined;
+  maxLength?: number;
+  pattern?: string;
+  placeholder?: string;
+  /** Extra class for layout (e.g. "short"). */
+  size?: 'short' | 'wide';
+}
+
+// Preact's input types narrow attributes by `type`; a field chooses its type at run time.
+function inputAttributes(p: FieldProps, id: string, described: string): Record<string, unknown> {
+  return {
+    id,
+    name: p.name,
+    type: p.type ?? 'text',
+    value: p.value ?? '',
+    autocomplete: p.autocomplete,
+    inputMode: p.inputmode,
+    required: p.required,
+    readOnly: p.readOnly,
+    maxLength: p.maxLength,
+    pattern: p.pattern,
+    placeholder: p.placeholder,
+    'aria-invalid': p.error ? 'true' : undefined,
+    'aria-describedby': described || undefined,
+  };
+}
+
+/** One labelled input with its hint and error, tied together for screen readers. */
+export function Field(p: FieldProps) {
+  const id = `f-${p.name}`;
+  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div class={`field${p.size ? ` ${p.size}` : ''}${p.error ? ' invalid' : ''}`}>
+      <label for={id}>{p.label}</label>
+      <input {...inputAttributes(p, id, described)} />
+      {p.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {p.hint}
+        </p>
+      )}
+      {p.error && (
+        <p class="error" id={`${id}-error`}>
+          {p.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A summary of a form's problems at its top, focused first by keyboard users. */
+export function ErrorSummary({ title, errors }: { title: string; errors: string[] }) {
+  if (errors.length === 0) return null;
+  return (
+    <div class="error-summary" role="alert" tabIndex={-1}>
+      <h2>{title}</h2>
+      <ul>
+        {errors.map((e) => (
+          <li>{e}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Label and value pairs (amount, shop, card…). */
+export function Details({ rows }: { rows: Array<[string, ComponentChildren]> }) {
+  return (
+    <dl class="details">
+      {rows.map(([label, value]) => (
+        <>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/** Test products and sandbox shops say so on every page: nothing real is charged there. */
+export function TestBanner({ text }: { text: string }) {
+  return (
+    <div class="test-banner" role="note">
+      {text}
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { ApiError } from '../core/errors.js';
+import type { PageLang } from './lang.js';
+import { sendPage } from './render.js';
+
+/**
+ * What every group of pages registers inside its own plugin: a form parser, the security headers,
+ * and an error handler that answers people with a page, never with the API's JSON. The API around
+ * the pages keeps its JSON-only parsers and its own error bodies.
+ */
+
+export type ProblemKind = 'notFound' | 'badRequest' | 'forbidden' | 'expiredForm' | 'tooMany' | 'unavailable';
+
+/** Thrown by page handlers: the status and the page that explains it, in the visitor's language. */
+export class PageProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: ProblemKind,
+    readonly lang: PageLang = 'en',
+  ) {
+    super(kind);
+  }
+}
+
+function csp(formTargets: readonly string[]): string {
+  const origins = new Set<string>();
+  for (const target of formTargets) {
+    try {
+      const url = new URL(target);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
+    } catch {
+      // Not an address: nothing to allow.
+    }
+  }
+  const formAction = ["'self'", ...origins].join(' ');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    `form-action ${formAction}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * A form whose answer redirects to another origin (the shop's return_url, the gateway's 3-D Secure
+ * page on another host) must name that origin in form-action: browsers check the redirect too.
+ */
+export function allowFormTargets(reply: FastifyReply, targets: readonly (string | null | undefined)[]): void {
+  reply.header('content-security-policy', csp(targets.filter((t): t is string => typeof t === 'string')));
+}
+
+export interface PageScopeOptions {
+  /** The largest form body accepted, in bytes. */
+  formLimit?: number;
+  /** Renders the page for a problem: each group of pages shows problems in its own look. */
+  problemPage: (lang: PageLang, kind: ProblemKind) => VNode;
+}
+
+export async function registerPageScope(app: FastifyInstance, opts: PageScopeOptions): Promise<void> {
+  await app.register(formbody, { bodyLimit: opts.formLimit ?? 16_384 });
+  await app.register(helmet, {
+    // Set below: a page whose form leaves this origin widens form-action for itself.
+    contentSecurityPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+    crossOriginEmbedderPolicy: false,
+  });
+  const strict = csp([]);
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.header('content-security-policy', strict);
+  });
+  app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof PageProblem)
+      return sendPage(reply, error.status, opts.problemPage(error.lang, error.kind));
+    const code = (error as FastifyError).code;
+    if (code === 'FST_CSRF_INVALID_TOKEN' || code === 'FST_CSRF_MISSING_SECRET')
+      return sendPage(reply, 403, opts.problemPage('en', 'expiredForm'));
+    const status = error instanceof ApiError ? error.status : ((error as FastifyError).statusCode ?? 500);
+    if (status === 404) return sendPage(reply, 404, opts.problemPage('en', 'notFound'));
+    if (status === 429) return sendPage(reply, 429, opts.problemPage('en', 'tooMany'));
+    // A body the page cannot read (another content type, too large, invalid text): the client's mistake.
+    if (status >= 400 && status < 500) return sendPage(reply, status, opts.problemPage('en', 'badRequest'));
+    request.log.error({ err: error }, 'page failed');
+    return sendPage(reply, 503, opts.problemPage('en', 'unavailable'));
+  });
+}

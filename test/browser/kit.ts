@@ -1,0 +1,170 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { type App, buildApp } from '../../src/http/app.js';
+import { type Harness, harness, type TestShop } from '../harness.js';
+
+/**
+ * Real Chromium against a real listening Kopek: the worker's shared store, an app of its own whose
+ * PUBLIC_URL and CHECKOUT_URL are the loopback port it listens on (so every link it prints works in
+ * the browser), and a "shop" server that records where buyers land.
+ *
+ *   const kit = await startBrowserKit();          // in beforeAll
+ *   await kit.withPage(async (page) => { ... });  // a fresh context (cookies) per call
+ *   await kit.screenshot(page, 'product-paid');   // test-artifacts/screenshots/<name>.png
+ *   await kit.stop();                             // in afterAll
+ */
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
+
+export interface ShopSite {
+  url: string;
+  /** Every request the site got: where buyers were sent back to, with their query. */
+  hits: URL[];
+}
+
+export interface BrowserKit {
+  h: Harness;
+  app: App;
+  /** The app's address, e.g. http://127.0.0.1:41234 (PUBLIC_URL, CHECKOUT_URL and GATEWAY_URL). */
+  base: string;
+  shopSite: ShopSite;
+  browser: Browser;
+  /** Every log line of the app, for checks that card data never reaches a log. */
+  logs: string[];
+  withPage<T>(fn: (page: Page, context: BrowserContext) => Promise<T>, options?: PageOptions): Promise<T>;
+  screenshot(page: Page, name: string): Promise<void>;
+  /** The API as a shop, over real HTTP. */
+  api(shop: TestShop, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  stop(): Promise<void>;
+}
+
+export interface PageOptions {
+  javaScriptEnabled?: boolean;
+  /** A phone-sized window. */
+  mobile?: boolean;
+  locale?: string;
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listen(probe);
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function startShopSite(): Promise<ShopSite & { server: Server }> {
+  const hits: URL[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    hits.push(new URL(req.url ?? '/', 'http://shop.test'));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
+  });
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${port}`, hits, server };
+}
+
+export async function startBrowserKit(env: Record<string, string> = {}): Promise<BrowserKit> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}; the browser tests need it: apt-get update && apt-get install -y chromium`,
+    );
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const h = await harness();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    PUBLIC_URL: base,
+    CHECKOUT_URL: base,
+    GATEWAY_URL: base,
+    KOPEK_MASTER_KEY: h.masterKey.toString('hex'),
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink) as FastifyBaseLogger;
+  const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
+  await app.listen({ port, host: '127.0.0.1' });
+  const site = await startShopSite();
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+
+  return {
+    h,
+    app,
+    base,
+    shopSite: { url: site.url, hits: site.hits },
+    browser,
+    logs,
+    async withPage(fn, options = {}) {
+      const context = await browser.newContext({
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
+        ...(options.mobile ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {}),
+        ...(options.locale ? { locale: options.locale } : {}),
+      });
+      try {
+        return await fn(await context.newPage(), context);
+      } finally {
+        await context.close();
+      }
+    },
+    async screenshot(page, name) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    },
+    async api(shop, method, path, body) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: shop.auth,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed as any };
+    },
+    async stop() {
+      await browser.close();
+      await app.close();
+      await new Promise((resolve) => site.server.close(resolve));
+    },
+  };
+}
