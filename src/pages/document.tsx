@@ -11,6 +11,8 @@ export interface DocumentProps {
   bodyClass?: string;
   /** Shown above everything: test products and sandbox shops say so on every page. */
   banner?: ComponentChildren;
+  /** Extra elements of <head>, e.g. a result page's `<meta http-equiv="refresh">` (CSP-safe, works without JS). */
+  head?: ComponentChildren;
   children: ComponentChildren;
 }
 
@@ -19,7 +21,7 @@ export interface DocumentProps {
  * nothing inline (the Content-Security-Policy forbids inline scripts and styles), nothing from
  * third parties.
  */
-export function Document({ lang, title, scripts = [], bodyClass, banner, children }: DocumentProps) {
+export function Document({ lang, title, scripts = [], bodyClass, banner, head, children }: DocumentProps) {
   return (
     <html lang={lang}>
       <head>
@@ -31,6 +33,7 @@ export function Document({ lang, title, scripts = [], bodyClass, banner, childre
         {scripts.map((name) => (
           <script src={assetUrl(name)} defer />
         ))}
+        {head}
       </head>
       <body class={bodyClass}>
         {banner}
