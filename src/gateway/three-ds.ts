@@ -33,6 +33,8 @@ export interface ThreeDSecureStep {
   card: { brand: string; last_4: string } | null;
   /** The request's `return_url`: where the cardholder goes afterwards (null: the shop's own URL). */
   returnUrl: string | null;
+  /** A test transaction: its page says that nothing real is charged. */
+  test: boolean;
 }
 
 interface ThreeDsPlan {
@@ -66,6 +68,7 @@ export async function threeDSecureStep(
     language: row.language,
     card: card ? { brand: card.brand, last_4: card.last_4 } : null,
     returnUrl: row.return_url,
+    test: row.test,
   };
 }
 

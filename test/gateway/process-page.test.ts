@@ -24,14 +24,44 @@ async function incomplete(extra: Record<string, unknown> = {}, number = CHALLENG
   return { g, uid };
 }
 
-const open = (g: GatewayShop, uid: string) => g.h.app.inject({ method: 'GET', url: `/process/${uid}` });
-const submit = (g: GatewayShop, uid: string, body: string, type = 'application/x-www-form-urlencoded') =>
+const open = (g: GatewayShop, uid: string, cookie?: string) =>
+  g.h.app.inject({ method: 'GET', url: `/process/${uid}`, ...(cookie ? { headers: { cookie } } : {}) });
+
+interface Form {
+  /** The CSRF cookie the page set (name=value). */
+  cookie: string;
+  /** The form's CSRF token. */
+  token: string;
+}
+
+/** Opens the page as a browser would, keeping the cookie and the token its forms carry. */
+async function formOf(g: GatewayShop, uid: string): Promise<Form> {
+  const res = await open(g, uid);
+  const set = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('kopek_csrf='));
+  const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
+  expect(set, 'the page sets its CSRF cookie').toBeDefined();
+  expect(token, 'the page carries a CSRF token').toBeDefined();
+  return { cookie: (set as string).split(';')[0] as string, token: token as string };
+}
+
+/** POSTs a form body; `form` adds the page's cookie and token, as a browser submitting it does. */
+const post = (
+  g: GatewayShop,
+  uid: string,
+  body: string,
+  form?: Form,
+  type = 'application/x-www-form-urlencoded',
+) =>
   g.h.app.inject({
     method: 'POST',
     url: `/process/${uid}`,
-    headers: { 'content-type': type },
-    payload: body,
+    headers: { 'content-type': type, ...(form ? { cookie: form.cookie } : {}) },
+    payload: form ? `_csrf=${encodeURIComponent(form.token)}${body ? `&${body}` : ''}` : body,
   });
+
+/** Opens the page, then submits its form with `body`. */
+const submit = async (g: GatewayShop, uid: string, body: string, type?: string) =>
+  post(g, uid, body, await formOf(g, uid), type);
 
 function expectPage(
   res: { statusCode: number; headers: Record<string, unknown>; body: string },
@@ -52,9 +82,10 @@ describe('GET /process/{uid}', () => {
     expect(res.body).toContain('<html lang="en">');
     expect(res.body).toContain('1234.56 EUR');
     expect(res.body).toContain('Visa •••• 1097');
-    expect(res.body).toContain('Corner &lt;Shop&gt; &amp; Co');
-    expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(res.body).toContain('Corner &lt;Shop> &amp; Co');
+    expect(res.body).toContain('&lt;script>alert(1)&lt;/script>');
     expect(res.body).not.toContain('<script>alert(1)');
+    expect(res.body).not.toContain('<Shop>');
     expect(res.body).toContain('name="outcome" value="passed"');
     expect(res.body).toContain('>Pass authentication</button>');
     expect(res.body).toContain('>Fail authentication</button>');
@@ -74,14 +105,39 @@ describe('GET /process/{uid}', () => {
     expect(other).toContain('Pass authentication');
   });
 
-  it('for a frictionless card, shows a form that submits itself, allowed by the page policy', async () => {
+  it('for a frictionless card, shows a form that the page script submits; no inline script', async () => {
     const { g, uid } = await incomplete({}, FRICTIONLESS);
     const res = await open(g, uid);
     expectPage(res, 200);
-    expect(res.body).toContain('<form id="continue" method="post">');
-    expect(res.body).toMatch(/<script>document\.getElementById\('continue'\)\.submit\(\);<\/script>/);
-    expect(res.headers['content-security-policy']).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    expect(res.body).toMatch(/<form method="post" data-auto-submit[^>]*>/);
+    expect(res.body).toMatch(/<script src="\/assets\/auto-submit\.js\?v=[0-9a-f]+" defer><\/script>/);
+    expect(res.body).not.toMatch(/<script>|<style>| on\w+=/);
+    expect(res.body).toContain('>Continue</button>');
+    const csp = res.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('sha256-');
+    expect(csp).not.toContain('unsafe-inline');
     expect((await g.api.get(`/transactions/${uid}`)).body.transaction.status).toBe('incomplete');
+  });
+
+  it("lets its forms lead to the shop: form-action names the return_url's origin", async () => {
+    const { g, uid } = await incomplete({ return_url: 'https://shop.example:8443/back' });
+    const csp = (await open(g, uid)).headers['content-security-policy'] as string;
+    expect(csp).toContain("form-action 'self' https://shop.example:8443;");
+    expect(csp).toContain("frame-ancestors 'none'");
+  });
+
+  it('says on the page of a test shop that nothing real is charged, and only there', async () => {
+    const banner = async (test: boolean) => {
+      const g = await gatewayShop({ threeDs: true, test });
+      const res = await g.pay({ credit_card: card(CHALLENGE) });
+      return (await open(g, res.body.transaction.uid)).body;
+    };
+    const test = await banner(true);
+    expect(test).toContain(
+      '<div class="test-banner" role="note">Test payment: no real money is charged</div>',
+    );
+    expect(await banner(false)).not.toContain('test-banner');
   });
 
   it.each([UNKNOWN_UID, 'not-a-uid', '%3Cscript%3E'])('answers an HTML 404 page for %s', async (uid) => {
@@ -90,6 +146,7 @@ describe('GET /process/{uid}', () => {
     expectPage(res, 404);
     expect(res.body).toContain('Payment not found');
     expect(res.body).not.toContain('<script>');
+    expect(res.headers['set-cookie']).toBeUndefined();
   });
 
   it('answers 404 for a transaction that never had a 3-D Secure step', async () => {
@@ -103,12 +160,14 @@ describe('GET /process/{uid}', () => {
 describe('POST /process/{uid}', () => {
   it('passes, then redirects to return_url with uid and status; a second submit changes nothing', async () => {
     const { g, uid } = await incomplete({ return_url: 'https://shop.example/back?order=7#top' });
-    const res = await submit(g, uid, 'outcome=passed');
+    const form = await formOf(g, uid);
+    const res = await post(g, uid, 'outcome=passed', form);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`https://shop.example/back?order=7&uid=${uid}&status=successful#top`);
     const first = (await g.api.get(`/transactions/${uid}`)).body.transaction;
     expect(first.status).toBe('successful');
-    const again = await submit(g, uid, 'outcome=failed');
+    // The same page's other button, pressed after the first (its form is still on screen).
+    const again = await post(g, uid, 'outcome=failed', form);
     expect(again.statusCode).toBe(303);
     expect(again.headers.location).toBe(res.headers.location);
     expect((await g.api.get(`/transactions/${uid}`)).body.transaction).toEqual(first);
@@ -153,9 +212,41 @@ describe('POST /process/{uid}', () => {
   });
 
   it('answers an HTML 404 page for an unknown uid', async () => {
-    const g = await gatewayShop();
-    const res = await submit(g, UNKNOWN_UID, 'outcome=passed');
+    const { g, uid } = await incomplete();
+    const res = await post(g, UNKNOWN_UID, 'outcome=passed', await formOf(g, uid));
     expectPage(res, 404);
+    expect(res.body).toContain('Payment not found');
+  });
+
+  it.each([
+    ['without a token or cookie', async () => undefined],
+    ['with a forged token', async (f: Form) => ({ ...f, token: `${f.token.slice(0, -4)}AAAA` })],
+    ['with a token but no cookie', async (f: Form) => ({ ...f, cookie: 'other=1' })],
+  ])('refuses a form %s with a 403 page and changes nothing', async (_name, tamper) => {
+    const { g, uid } = await incomplete({ return_url: 'https://shop.example/back' });
+    const form = await tamper(await formOf(g, uid));
+    const res = await post(g, uid, 'outcome=failed', form);
+    expectPage(res, 403);
+    expect(res.body).toContain('This form has expired');
+    expect(res.headers.location).toBeUndefined();
+    expect((await g.api.get(`/transactions/${uid}`)).body.transaction.status).toBe('incomplete');
+    // The cardholder, back on the page, can still finish the step.
+    const ok = await submit(g, uid, 'outcome=passed');
+    expect(ok.statusCode).toBe(303);
+    expect((await g.api.get(`/transactions/${uid}`)).body.transaction.status).toBe('successful');
+  });
+
+  it('takes a double click: the same form posted twice answers as the first did', async () => {
+    const { g, uid } = await incomplete({ return_url: 'https://shop.example/back' });
+    const form = await formOf(g, uid);
+    const [a, b] = await Promise.all([
+      post(g, uid, 'outcome=passed', form),
+      post(g, uid, 'outcome=passed', form),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([303, 303]);
+    expect(a.headers.location).toBe(`https://shop.example/back?uid=${uid}&status=successful`);
+    expect(b.headers.location).toBe(a.headers.location);
+    expect((await g.api.get(`/transactions/${uid}`)).body.transaction.status).toBe('successful');
   });
 
   it('leaves the API JSON-only: a form body elsewhere is still a 415 in JSON', async () => {
