@@ -45,6 +45,11 @@ export interface Config {
   notifyShopConcurrency: number;
   /** Live shops' notifications may go to private, loopback and link-local addresses (NOTIFY_ALLOW_PRIVATE). */
   notifyAllowPrivate: boolean;
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-* headers to believe (false, true, or the proxies'
+   * addresses and ranges), so the cabinet sees https and the buyer's address behind a load balancer.
+   */
+  trustProxy: boolean | string[];
 }
 
 export class ConfigError extends Error {
@@ -166,6 +171,19 @@ export function loadConfig(env: Env = process.env): Config {
   if (allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false')
     problems.push(`NOTIFY_ALLOW_PRIVATE must be true or false, got "${allowPrivateRaw}"`);
 
+  const trustProxyRaw = value('TRUST_PROXY') ?? 'false';
+  let trustProxy: boolean | string[] = false;
+  if (trustProxyRaw === 'true' || trustProxyRaw === 'false') trustProxy = trustProxyRaw === 'true';
+  else if (/^[0-9a-fA-F.:/,\s]+$/.test(trustProxyRaw))
+    trustProxy = trustProxyRaw
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+  else
+    problems.push(
+      `TRUST_PROXY must be true, false, or the proxies' addresses such as 10.0.0.0/8,127.0.0.1, got "${trustProxyRaw}"`,
+    );
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -193,5 +211,6 @@ export function loadConfig(env: Env = process.env): Config {
     notifyConcurrency,
     notifyShopConcurrency,
     notifyAllowPrivate: allowPrivateRaw === 'true',
+    trustProxy,
   };
 }

@@ -5,6 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { testClockRoutes } from '../billing/routes.js';
+import { cabinetRoutes } from '../cabinet/routes.js';
+import { productPayRoutes } from '../checkout/product/routes.js';
 import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
@@ -42,6 +44,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     bodyLimit: config.bodyLimit,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
+    trustProxy: config.trustProxy,
     return503OnClosing: true,
     // A tracking id may be 255 characters, and each may arrive percent-encoded: the router's default
     // of 100 would answer 414 to a lookup of a valid one.
@@ -109,6 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   await app.register(assetRoutes);
   await app.register(productRoutes);
+  await app.register(productPayRoutes);
   await app.register(customerRoutes);
   await app.register(planRoutes);
   await app.register(gatewayRoutes);
@@ -120,6 +124,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(testClockRoutes);
   await app.register(emailRoutes);
   await app.register(notificationRoutes);
+  await app.register(cabinetRoutes, { prefix: '/cabinet' });
   return app;
 }
 
