@@ -1,194 +1,127 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { type App, buildApp } from '../../src/http/app.js';
-import { harness, newShop, type TestShop } from '../harness.js';
+import { type BrowserKit, startBrowserKit } from '../browser/kit.js';
+import { newShop, type TestShop } from '../harness.js';
 import { cardBody, card as subscriptionCard } from '../subscriptions/helpers.js';
 import { card, charge } from './helpers.js';
 
 /**
- * The cardholder's side of 3-D Secure in real Chromium: the app listens on a loopback port, the
- * shop's return_url is a small HTTP server that records where the browser landed.
+ * The cardholder's side of 3-D Secure in real Chromium (test/browser/kit.ts): the app listens on a
+ * loopback port, the shop's return_url is a small HTTP server that records where the browser landed.
+ * Each final page is saved under test-artifacts/screenshots/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const CHALLENGE = '4012000000001097';
-const SCREENSHOT = join(tmpdir(), 'kopek-3ds-challenge.png');
+const FRICTIONLESS = '4012000000001006';
+const FRICTIONLESS_FAILING = '4012000000001022';
 
-interface Receiver {
-  url: string;
-  hits: URL[];
-  server: Server;
-}
-
-let app: App | undefined;
-let base = '';
-let receiver: Receiver | undefined;
-let browser: Browser | undefined;
-const logs: string[] = [];
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-/** A free loopback port, so PUBLIC_URL can name it before the app is built. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const hits: URL[] = [];
-  const server = createServer((req, res) => {
-    hits.push(new URL(req.url ?? '/', 'http://receiver'));
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
-  });
-  const port = await listen(server);
-  return { url: `http://127.0.0.1:${port}`, hits, server };
-}
+let kit: BrowserKit;
+const violations: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}; the browser tests need it: apt-get update && apt-get install -y chromium`,
-    );
-  }
-  const h = await harness();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const config = loadConfig({
-    PUBLIC_URL: base,
-    GATEWAY_URL: base,
-    KOPEK_MASTER_KEY: h.masterKey.toString('hex'),
-    LOG_LEVEL: 'debug',
-  });
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logs.push(String(chunk));
-      done();
-    },
-  });
-  const logger = pino({ level: 'debug' }, sink) as FastifyBaseLogger;
-  app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
-  await app.listen({ port, host: '127.0.0.1' });
-  receiver = await startReceiver();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  kit = await startBrowserKit();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (receiver) await new Promise((resolve) => receiver?.server.close(resolve));
+  await kit?.stop();
   // Card numbers never reach a log line, not even through the page's requests.
-  const all = logs.join('');
-  for (const number of [CHALLENGE, '4012000000001006', '4012000000001022']) expect(all).not.toContain(number);
+  const all = kit?.logs.join('') ?? '';
+  for (const number of [CHALLENGE, FRICTIONLESS, FRICTIONLESS_FAILING]) expect(all).not.toContain(number);
+  // Nothing on these pages breaks the Content-Security-Policy (no inline script or style, no form target).
+  expect(violations).toEqual([]);
 });
 
-async function api(shop: TestShop, method: 'GET' | 'POST', path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: shop.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
+/** Records what the page's policy blocked, reported by Chromium on the console. */
+function watchPolicy(page: Page): void {
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
   });
-  return { status: res.status, body: (await res.json()) as any };
 }
 
-async function threeDsShop(): Promise<TestShop> {
-  return newShop(await harness(), { threeDs: true, name: 'Corner Shop' });
+async function threeDsShop(test = true): Promise<TestShop> {
+  return newShop(kit.h, { threeDs: true, test, name: 'Corner <Shop>' });
 }
 
-/** A payment waiting for 3-D Secure, returning to the receiver with a query of its own. */
+/** A payment waiting for 3-D Secure, returning to the shop's site with a query of its own. */
 async function incompletePayment(shop: TestShop, number: string, extra: Record<string, unknown> = {}) {
-  const res = await api(shop, 'POST', '/transactions/payments', {
-    request: charge({ credit_card: card(number), return_url: `${receiver?.url}/return?order=42`, ...extra }),
+  const res = await kit.api(shop, 'POST', '/transactions/payments', {
+    request: charge({
+      credit_card: card(number),
+      return_url: `${kit.shopSite.url}/return?order=42`,
+      ...extra,
+    }),
   });
   expect(res.status).toBe(200);
   const { transaction } = res.body;
   expect(transaction.status).toBe('incomplete');
-  expect(transaction.redirect_url).toBe(`${base}/process/${transaction.uid}`);
+  expect(transaction.redirect_url).toBe(`${kit.base}/process/${transaction.uid}`);
   return transaction as { uid: string; redirect_url: string };
 }
 
-async function withPage<T>(fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await (browser as Browser).newContext();
-  try {
-    return await fn(await context.newPage());
-  } finally {
-    await context.close();
-  }
-}
-
-const atReceiver = (url: URL) => url.origin === receiver?.url;
+const atShop = (url: URL) => url.origin === kit.shopSite.url;
 
 /** Opens the redirect_url, clicks `button` and waits for the browser to land at the shop. */
-async function choose(redirectUrl: string, button: string, screenshot = false): Promise<URL> {
-  return withPage(async (page) => {
+async function choose(redirectUrl: string, button: string, screenshot?: string): Promise<URL> {
+  return kit.withPage(async (page) => {
+    watchPolicy(page);
     await page.goto(redirectUrl);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
       '3-D Secure authentication',
     );
-    if (screenshot) await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    if (screenshot) await kit.screenshot(page, screenshot);
     await Promise.all([
-      page.waitForURL(atReceiver),
+      page.waitForURL(atShop),
       page.getByRole('button', { name: button, exact: true }).click(),
     ]);
     return new URL(page.url());
   });
 }
 
+const status = async (shop: TestShop, uid: string) =>
+  (await kit.api(shop, 'GET', `/transactions/${uid}`)).body.transaction.status;
+
 describe('the 3-D Secure page in Chromium', () => {
   it('shows the challenge; "Pass authentication" returns to the shop with status successful', async () => {
     const shop = await threeDsShop();
-    const t = await incompletePayment(shop, CHALLENGE);
-    const page = await withPage(async (p) => {
+    const t = await incompletePayment(shop, CHALLENGE, { description: '<script>alert(1)</script>' });
+    const page = await kit.withPage(async (p) => {
+      watchPolicy(p);
+      let dialogs = 0;
+      p.on('dialog', (d) => {
+        dialogs += 1;
+        void d.dismiss();
+      });
       await p.goto(t.redirect_url);
       return {
         lang: await p.locator('html').getAttribute('lang'),
         text: await p.locator('main').textContent(),
+        banner: await p.getByRole('note').first().textContent(),
         buttons: await p.getByRole('button').allInnerTexts(),
+        stylesheet: await p.evaluate(() => getComputedStyle(document.body).display),
+        dialogs,
       };
     });
     expect(page.lang).toBe('en');
     expect(page.text).toContain('19.99 EUR');
     expect(page.text).toContain('Visa •••• 1097');
-    expect(page.text).toContain('Corner Shop');
+    expect(page.text).toContain('Corner <Shop>');
+    // What the shop or buyer wrote is text on the page, never markup that runs.
+    expect(page.text).toContain('<script>alert(1)</script>');
+    expect(page.dialogs).toBe(0);
+    expect(page.banner).toBe('Test payment: no real money is charged');
     expect(page.buttons).toEqual(['Pass authentication', 'Fail authentication']);
+    // The stylesheet from /assets applies (the hosted layout is a flex column).
+    expect(page.stylesheet).toBe('flex');
 
-    const landed = await choose(t.redirect_url, 'Pass authentication', true);
+    const landed = await choose(t.redirect_url, 'Pass authentication', '3ds-challenge');
     expect(landed.pathname).toBe('/return');
     expect(Object.fromEntries(landed.searchParams)).toEqual({
       order: '42',
       uid: t.uid,
       status: 'successful',
     });
-    expect(receiver?.hits.some((hit) => hit.searchParams.get('uid') === t.uid)).toBe(true);
-    const after = await api(shop, 'GET', `/transactions/${t.uid}`);
+    expect(kit.shopSite.hits.some((hit) => hit.searchParams.get('uid') === t.uid)).toBe(true);
+    const after = await kit.api(shop, 'GET', `/transactions/${t.uid}`);
     expect(after.body.transaction).toMatchObject({ uid: t.uid, status: 'successful' });
     expect(after.body.transaction.redirect_url).toBeUndefined();
   });
@@ -198,7 +131,7 @@ describe('the 3-D Secure page in Chromium', () => {
     const t = await incompletePayment(shop, CHALLENGE);
     const landed = await choose(t.redirect_url, 'Fail authentication');
     expect(Object.fromEntries(landed.searchParams)).toEqual({ order: '42', uid: t.uid, status: 'failed' });
-    const after = await api(shop, 'GET', `/transactions/${t.uid}`);
+    const after = await kit.api(shop, 'GET', `/transactions/${t.uid}`);
     expect(after.body.transaction).toMatchObject({
       status: 'failed',
       message: '3-D Secure authentication failed',
@@ -206,49 +139,93 @@ describe('the 3-D Secure page in Chromium', () => {
   });
 
   it.each([
-    ['4012000000001006', 'successful'],
-    ['4012000000001022', 'failed'],
-  ])('completes frictionless card %s without a click: %s', async (number, status) => {
+    [FRICTIONLESS, 'successful'],
+    [FRICTIONLESS_FAILING, 'failed'],
+  ])('completes frictionless card %s without a click: %s', async (number, expected) => {
     const shop = await threeDsShop();
     const t = await incompletePayment(shop, number);
-    const landed = await withPage(async (page) => {
+    const landed = await kit.withPage(async (page) => {
+      watchPolicy(page);
       await page.goto(t.redirect_url);
-      await page.waitForURL(atReceiver);
+      await page.waitForURL(atShop);
       return new URL(page.url());
     });
-    expect(Object.fromEntries(landed.searchParams)).toEqual({ order: '42', uid: t.uid, status });
-    expect((await api(shop, 'GET', `/transactions/${t.uid}`)).body.transaction.status).toBe(status);
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ order: '42', uid: t.uid, status: expected });
+    expect(await status(shop, t.uid)).toBe(expected);
+  });
+
+  it('with scripts off, a frictionless step waits for its Continue button, then completes', async () => {
+    const shop = await threeDsShop();
+    const t = await incompletePayment(shop, FRICTIONLESS, { return_url: undefined, language: 'ru' });
+    const result = await kit.withPage(
+      async (page) => {
+        watchPolicy(page);
+        await page.goto(t.redirect_url);
+        await page.getByRole('heading', { name: 'Проверяем карту' }).waitFor();
+        const waiting = await status(shop, t.uid);
+        await page.getByRole('button', { name: 'Продолжить', exact: true }).click();
+        await page.getByRole('heading', { name: 'Платёж прошёл успешно' }).waitFor();
+        await kit.screenshot(page, '3ds-frictionless-no-js-result');
+        return { waiting, text: await page.locator('main').textContent() };
+      },
+      { javaScriptEnabled: false },
+    );
+    expect(result.waiting).toBe('incomplete');
+    expect(result.text).toContain('19.99 EUR');
+    expect(await status(shop, t.uid)).toBe('successful');
   });
 
   it('without a return_url shows the result, in the language of the payment, and keeps it on reload', async () => {
-    const shop = await threeDsShop();
+    const shop = await threeDsShop(false);
     const t = await incompletePayment(shop, CHALLENGE, { return_url: undefined, language: 'ru' });
-    const result = await withPage(async (page) => {
-      await page.goto(t.redirect_url);
-      await page.getByRole('button', { name: 'Пройти проверку', exact: true }).click();
-      await page.getByRole('heading', { name: 'Платёж прошёл успешно' }).waitFor();
-      const first = await page.locator('main').textContent();
-      await page.goto(t.redirect_url);
-      return {
-        first,
-        again: await page.locator('main').textContent(),
-        lang: await page.locator('html').getAttribute('lang'),
-      };
-    });
+    const result = await kit.withPage(
+      async (page) => {
+        watchPolicy(page);
+        await page.goto(t.redirect_url);
+        await page.getByRole('button', { name: 'Пройти проверку', exact: true }).click();
+        await page.getByRole('heading', { name: 'Платёж прошёл успешно' }).waitFor();
+        const first = await page.locator('main').textContent();
+        await kit.screenshot(page, '3ds-result-ru-mobile');
+        await page.goto(t.redirect_url);
+        return {
+          first,
+          again: await page.locator('main').textContent(),
+          lang: await page.locator('html').getAttribute('lang'),
+          banners: await page.locator('.test-banner').count(),
+        };
+      },
+      { mobile: true },
+    );
     expect(result.lang).toBe('ru');
     expect(result.first).toContain('19.99 EUR');
     expect(result.again).toContain('Платёж прошёл успешно');
-    expect((await api(shop, 'GET', `/transactions/${t.uid}`)).body.transaction.status).toBe('successful');
+    expect(result.banners).toBe(0);
+    expect(await status(shop, t.uid)).toBe('successful');
+  });
+
+  it('a form sent after its cookie is gone is refused with a page, and changes nothing', async () => {
+    const shop = await threeDsShop();
+    const t = await incompletePayment(shop, CHALLENGE);
+    const heading = await kit.withPage(async (page, context) => {
+      await page.goto(t.redirect_url);
+      await context.clearCookies();
+      await page.getByRole('button', { name: 'Pass authentication', exact: true }).click();
+      await page.getByRole('heading', { name: 'This form has expired' }).waitFor();
+      await kit.screenshot(page, '3ds-expired-form');
+      return page.getByRole('heading', { level: 1 }).textContent();
+    });
+    expect(heading).toBe('This form has expired');
+    expect(await status(shop, t.uid)).toBe('incomplete');
   });
 });
 
 describe('a subscription whose first charge needs 3-D Secure, in Chromium', () => {
   async function redirecting(shop: TestShop) {
-    const res = await api(
+    const res = await kit.api(
       shop,
       'POST',
       '/subscriptions',
-      cardBody({ card: subscriptionCard(CHALLENGE), return_url: `${receiver?.url}/subscribed` }),
+      cardBody({ card: subscriptionCard(CHALLENGE), return_url: `${kit.shopSite.url}/subscribed` }),
     );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -269,7 +246,7 @@ describe('a subscription whose first charge needs 3-D Secure, in Chromium', () =
       uid: sub.last_transaction.uid,
       status: 'successful',
     });
-    const after = await api(shop, 'GET', `/subscriptions/${sub.id}`);
+    const after = await kit.api(shop, 'GET', `/subscriptions/${sub.id}`);
     expect(after.body).toMatchObject({
       state: 'active',
       paid_billing_cycles: 1,
@@ -282,7 +259,7 @@ describe('a subscription whose first charge needs 3-D Secure, in Chromium', () =
     const sub = await redirecting(shop);
     const landed = await choose(sub.last_transaction.redirect_url, 'Fail authentication');
     expect(landed.searchParams.get('status')).toBe('failed');
-    const after = await api(shop, 'GET', `/subscriptions/${sub.id}`);
+    const after = await kit.api(shop, 'GET', `/subscriptions/${sub.id}`);
     expect(after.body).toMatchObject({
       state: 'failed',
       paid_billing_cycles: 0,
