@@ -25,7 +25,7 @@ export class PageProblem extends Error {
   }
 }
 
-function csp(formTargets: readonly string[]): string {
+function csp(formTargets: readonly string[], extra: readonly string[] = []): string {
   const origins = new Set<string>();
   for (const target of formTargets) {
     try {
@@ -45,6 +45,7 @@ function csp(formTargets: readonly string[]): string {
     `form-action ${formAction}`,
     "base-uri 'none'",
     "frame-ancestors 'none'",
+    ...extra,
   ].join('; ');
 }
 
@@ -54,6 +55,14 @@ function csp(formTargets: readonly string[]): string {
  */
 export function allowFormTargets(reply: FastifyReply, targets: readonly (string | null | undefined)[]): void {
   reply.header('content-security-policy', csp(targets.filter((t): t is string => typeof t === 'string')));
+}
+
+/**
+ * A page that shows a document of this origin in a sandboxed frame (an e-mail's HTML, served apart
+ * under its own `sandbox` policy) allows frames from this origin, and nothing else more.
+ */
+export function allowSelfFrames(reply: FastifyReply): void {
+  reply.header('content-security-policy', csp([], ["frame-src 'self'"]));
 }
 
 export interface PageScopeOptions {
