@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { startCabinetPurge } from './cabinet/sessions.js';
+import { startCheckoutExpirySweep } from './checkout/expiry.js';
 import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './cli/shop-commands.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -80,6 +81,7 @@ async function serve(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const stopSweep = startFingerprintSweep({ db, clock: systemClock, log });
   const stopPurge = startIdempotencyPurge({ db, clock: systemClock, log });
+  const stopExpiry = startCheckoutExpirySweep({ db, clock: systemClock, config, log });
   const stopCabinetPurge = startCabinetPurge({ db, clock: systemClock, log });
   const stopBilling = config.billing
     ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
@@ -100,6 +102,7 @@ async function serve(): Promise<void> {
     try {
       stopSweep();
       stopPurge();
+      stopExpiry();
       stopCabinetPurge();
       // Together: deliveries on their way may take up to their timeout to finish.
       await Promise.all([stopBilling?.(), stopDelivery?.(), stopMail()]);

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Queryable, Tx } from '../db/db.js';
 import { randomToken } from '../ids.js';
 
 /** How long a customer has to complete a hosted payment page. */
@@ -52,5 +52,38 @@ export async function closeCheckoutsOf(db: Queryable, subscriptionId: string, no
   await db.query(
     'UPDATE checkouts SET expires_at = $2 WHERE subscription_id = $1 AND completed_at IS NULL AND expires_at > $2',
     [subscriptionId, now],
+  );
+}
+
+/** Locks the checkout while its page is paid, so two posts of one form are taken one after the other. */
+export async function lockCheckout(db: Tx, token: string): Promise<CheckoutRow | undefined> {
+  const [row] = await db.query<CheckoutRow>('SELECT * FROM checkouts WHERE token = $1 FOR UPDATE', [token]);
+  return row;
+}
+
+/** The customer gave their card on the page: the token is used. */
+export async function completeCheckout(db: Queryable, token: string, now: Date): Promise<void> {
+  await db.query('UPDATE checkouts SET completed_at = $2 WHERE token = $1 AND completed_at IS NULL', [
+    token,
+    now,
+  ]);
+}
+
+/**
+ * Claims up to `limit` checkouts whose page expired unpaid and whose expiry nobody announced yet, and
+ * marks them announced in the caller's transaction. Expired on the shop's own clock (a test shop's may
+ * run ahead of `realNow`). SKIP LOCKED: instances sweeping at once each take different rows.
+ */
+export async function claimExpiredCheckouts(db: Tx, realNow: Date, limit: number): Promise<CheckoutRow[]> {
+  return db.query<CheckoutRow>(
+    `UPDATE checkouts SET expiry_announced_at = $1
+     WHERE token IN (
+       SELECT c.token FROM checkouts c JOIN shops s ON s.id = c.shop_id
+       WHERE c.completed_at IS NULL AND c.expiry_announced_at IS NULL
+         AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
+       ORDER BY c.expires_at LIMIT $2
+       FOR UPDATE OF c SKIP LOCKED)
+     RETURNING *`,
+    [realNow, limit],
   );
 }

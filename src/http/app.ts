@@ -6,6 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { testClockRoutes } from '../billing/routes.js';
 import { cabinetRoutes } from '../cabinet/routes.js';
+import { ctpRoutes } from '../checkout/api/routes.js';
+import { checkoutPageRoutes } from '../checkout/page-routes.js';
 import { productPayRoutes } from '../checkout/product/routes.js';
 import type { Services } from '../context.js';
 import { customerRoutes } from '../customers/routes.js';
@@ -124,6 +126,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(testClockRoutes);
   await app.register(emailRoutes);
   await app.register(notificationRoutes);
+  await app.register(ctpRoutes);
+  await app.register(checkoutPageRoutes);
   await app.register(cabinetRoutes, { prefix: '/cabinet' });
   return app;
 }

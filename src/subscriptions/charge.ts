@@ -87,14 +87,16 @@ export function firstChargeRequest(
   plan: Plan,
   charge: { period: number; amount: number },
   card: CardRequest,
+  returnUrl?: string,
 ): ChargeRequest {
+  const back = returnUrl ?? (sub.return_url ? returnUrlWithId(sub.return_url, sub.id) : undefined);
   return {
     amount: charge.amount,
     currency: plan.currency,
     description: chargeDescription(plan.title, sub.id),
     tracking_id: chargeTrackingId(sub.id, charge.period),
     language: sub.language,
-    ...(sub.return_url ? { return_url: returnUrlWithId(sub.return_url, sub.id) } : {}),
+    ...(back ? { return_url: back } : {}),
     // The shop's AVS/CVC rules apply to the first charge, the only one made with the cardholder's CVC.
     ...(sub.avs_cvc_verification ? { avs_cvc_verification: sub.avs_cvc_verification as AvsCvcRequest } : {}),
     test: plan.test,
@@ -123,6 +125,8 @@ export function cardRequest(card: CardInput): CardRequest {
  * Takes a claimed first charge (the trial's or the first period's) through the gateway and records
  * what it answered. Whatever happens, the answer is a subscription, never an exception: the
  * subscription already exists, and a client that saw an error would retry and pay twice.
+ * `returnUrl`: where a 3-D Secure step sends the cardholder instead of the shop's return_url (the
+ * hosted checkout page, which shows the outcome before sending them on).
  */
 export async function takeFirstCharge(
   ctx: Ctx,
@@ -130,16 +134,23 @@ export async function takeFirstCharge(
   plan: Plan,
   charge: { period: number; amount: number },
   cvc: string | undefined,
+  returnUrl?: string,
 ): Promise<SubscriptionRow> {
   const gateway = gatewayClient(ctx);
   const attempt = { period: charge.period, attempt: 1 };
   let answer: TransactionAnswer;
   try {
     answer = await gateway.payment(
-      firstChargeRequest(sub, plan, charge, {
-        token: sub.card_token as string,
-        ...(cvc ? { verification_value: cvc } : {}),
-      }),
+      firstChargeRequest(
+        sub,
+        plan,
+        charge,
+        {
+          token: sub.card_token as string,
+          ...(cvc ? { verification_value: cvc } : {}),
+        },
+        returnUrl,
+      ),
     );
   } catch (err) {
     if (err instanceof ApiError) {

@@ -186,9 +186,9 @@ export function withChange(
     id: r.id,
     shop_id: r.shop_id,
     plan_id: r.plan_id,
-    customer_id: r.customer_id,
-    card_token: r.card_token,
-    card: r.card,
+    customer_id: change.customer_id !== undefined ? change.customer_id : r.customer_id,
+    card_token: change.card_token !== undefined ? change.card_token : r.card_token,
+    card: change.card !== undefined ? change.card : r.card,
     state: change.state ?? r.state,
     tracking_id: r.tracking_id,
     device_id: r.device_id,
@@ -200,8 +200,8 @@ export function withChange(
     settings: r.settings,
     language: r.language,
     dynamic_billing_descriptor: r.dynamic_billing_descriptor,
-    billing_anchor: r.billing_anchor,
-    billing_day: r.billing_day,
+    billing_anchor: change.billing_anchor ?? r.billing_anchor,
+    billing_day: change.billing_day ?? r.billing_day,
     renew_at: change.renew_at !== undefined ? change.renew_at : r.renew_at,
     active_to: change.active_to !== undefined ? change.active_to : r.active_to,
     paid_billing_cycles: change.paid_billing_cycles ?? r.paid_billing_cycles ?? 0,
@@ -227,6 +227,12 @@ export type SubscriptionChange = Partial<
     | 'last_transaction'
     | 'cancel_reason'
     | 'cancelled_at'
+    // Set once, when the customer pays on the hosted page of a redirect subscription.
+    | 'customer_id'
+    | 'card_token'
+    | 'card'
+    | 'billing_anchor'
+    | 'billing_day'
   >
 >;
 

@@ -1,6 +1,7 @@
+import type { CardRecord } from '../cards/vault.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionChange, SubscriptionRow } from './repository.js';
-import { cyclesDone, periodEnd, TRIAL_PERIOD } from './schedule.js';
+import { cyclesDone, type FirstSchedule, periodEnd, TRIAL_PERIOD } from './schedule.js';
 import type { TransactionSummary } from './view.js';
 
 /**
@@ -40,6 +41,18 @@ export type Happened =
    * outcome, or at once after an attempt was proven never to have reached the gateway.
    */
   | { kind: 'lease'; until: Date }
+  /**
+   * The customer gave a card on the hosted page of a redirect subscription: from here on it is what
+   * the card variant would have been at creation (`schedule` from the moment of paying), with the
+   * first charge (when there is one) claimed until `lease`.
+   */
+  | {
+      kind: 'checkout_paid';
+      card: CardRecord;
+      customerId: string | null;
+      schedule: FirstSchedule;
+      lease: Date;
+    }
   /** The shop cancels. */
   | { kind: 'canceled'; reason: string }
   /** The last of a finite plan's billing cycles has run out. */
@@ -112,6 +125,27 @@ export function transition(
         chargeStatus: null,
         events: ['canceled.subscription'],
       };
+    case 'checkout_paid': {
+      // Only a subscription still waiting for its card takes one: a second post of the page, or a
+      // page paid after a cancellation, changes nothing.
+      if (sub.cancelled_at || sub.card_token || sub.state !== 'redirecting') return none();
+      const s = happened.schedule;
+      return {
+        change: {
+          state: s.state,
+          card_token: happened.card.token,
+          card: happened.card,
+          ...(happened.customerId && !sub.customer_id ? { customer_id: happened.customerId } : {}),
+          billing_anchor: s.anchor,
+          billing_day: s.anchorDay,
+          renew_at: s.charge ? happened.lease : s.renewAt,
+          active_to: s.activeTo,
+        },
+        chargeStatus: null,
+        // As the card variant: a free trial starts at once; otherwise the first charge's answer says.
+        events: s.state === 'trial' ? ['trial_started.subscription'] : [],
+      };
+    }
     case 'cycles_completed':
       if (sub.cancelled_at || !plan) return none();
       return {

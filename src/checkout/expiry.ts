@@ -1,0 +1,91 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db, Tx } from '../db/db.js';
+import { eventInsert } from '../notifications/outbox.js';
+import { every } from '../periodic.js';
+import { findPlans } from '../plans/repository.js';
+import { toPlan } from '../plans/service.js';
+import { findSubscription } from '../subscriptions/repository.js';
+import { toSubscription } from '../subscriptions/view.js';
+import { claimExpiredCtps, EXPIRED_MESSAGE } from './api/repository.js';
+import { ctpExpiryAnnouncement } from './api/service.js';
+import { claimExpiredCheckouts } from './repository.js';
+
+/**
+ * The expiry of checkout tokens nobody paid, announced once: a subscription's hosted page (to the
+ * subscription's notification_url, event `checkout_expired.subscription`) and a checkout of the
+ * checkout API (to its settings.notification_url, `{"checkout": {..., "status": "error", "message":
+ * "Token is expired."}}`, event `expired.checkout`). Each batch claims its rows with SKIP LOCKED and
+ * marks them announced in the transaction that writes their events, so any number of instances may
+ * sweep at once and each expiry is announced exactly once. Expiry is on each shop's own clock.
+ */
+
+const BATCH = 100;
+
+export type SweepDeps = { db: Db; clock: Clock; config: Pick<Config, 'checkoutUrl'> };
+
+async function announceSubscriptionPages(tx: Tx, realNow: Date): Promise<number> {
+  const rows = await claimExpiredCheckouts(tx, realNow, BATCH);
+  for (const checkout of rows) {
+    if (!checkout.subscription_id) continue;
+    const sub = await findSubscription(tx, checkout.shop_id, checkout.subscription_id);
+    // Only a subscription still waiting for its card is told about: a cancelled one closed its page.
+    if (!sub || sub.state !== 'redirecting' || sub.card_token || sub.cancelled_at) continue;
+    const [planRow] = await findPlans(tx, checkout.shop_id, [sub.plan_id]);
+    const view = toSubscription({
+      row: sub,
+      plan: planRow && toPlan(planRow),
+      customer: undefined,
+      checkout: undefined,
+    });
+    const event = 'checkout_expired.subscription';
+    const s = eventInsert({
+      shopId: sub.shop_id,
+      resourceType: 'subscription',
+      resourceId: sub.id,
+      event,
+      payload: {
+        ...view,
+        event,
+        checkout: { token: checkout.token, expired: true, message: EXPIRED_MESSAGE },
+      },
+      url: sub.notification_url,
+      now: checkout.expires_at,
+    });
+    await tx.query(s.sql, s.params);
+  }
+  return rows.length;
+}
+
+async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date): Promise<number> {
+  const rows = await claimExpiredCtps(tx, realNow, BATCH);
+  for (const row of rows) {
+    const s = eventInsert(ctpExpiryAnnouncement(row, deps.config.checkoutUrl, row.expires_at));
+    await tx.query(s.sql, s.params);
+  }
+  return rows.length;
+}
+
+/** Announces every expiry due now; returns how many tokens it announced. */
+export async function sweepExpiredCheckouts(deps: SweepDeps): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const realNow = deps.clock.now();
+    const n = await deps.db.tx(async (tx) => {
+      const pages = await announceSubscriptionPages(tx, realNow);
+      const ctps = await announceCtps(tx, deps, realNow);
+      return pages + ctps;
+    });
+    total += n;
+    if (n === 0) return total;
+  }
+}
+
+/** The sweep of a serving process, every `everyMs`. Returns the function that stops it. */
+export function startCheckoutExpirySweep(
+  deps: SweepDeps & { log: FastifyBaseLogger },
+  everyMs = 30_000,
+): () => void {
+  return every(everyMs, deps.log, 'announced expired checkout tokens', () => sweepExpiredCheckouts(deps));
+}

@@ -1,0 +1,213 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../context.js';
+import { creditCardFromForm } from '../pages/card-form.js';
+import { hostedProblemPage } from '../pages/problem.js';
+import { sendPage } from '../pages/render.js';
+import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
+import { findShopRow } from '../shops/repository.js';
+import { findSubscription } from '../subscriptions/repository.js';
+import { CtpFormPage, ctpLang, ctpOpen, ctpResult } from './api/page.js';
+import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js';
+import { formProblems } from './form-errors.js';
+import { ResultPage } from './pages.js';
+import { checkoutUrl } from './repository.js';
+import { SubscriptionFormPage, subscriptionLang, subscriptionResult } from './subscription/page.js';
+import {
+  loadSubscriptionCheckout,
+  paySubscriptionCheckout,
+  type SubscriptionCheckout,
+} from './subscription/pay.js';
+
+/**
+ * `{checkout_url}/v2/checkout?token=…`: the hosted page of a redirect subscription and of the checkout
+ * API alike. GET shows the form while the token takes a card, else how it ended (paid, declined,
+ * waiting for the bank, expired); POST (the form, with its CSRF token) pays, then sends the browser
+ * back to GET (303), or to the bank's 3-D Secure page, which returns here too. Public: the token is
+ * the reference. Card data never reaches a log or a page: the form shows number and CVC empty again.
+ */
+
+const TOKEN = /^[0-9A-Za-z]{20,64}$/;
+/** How long a second post of one form waits for the first to be answered before showing its state. */
+const WAIT_FOR_FIRST_MS = 15_000;
+const WAIT_STEP_MS = 150;
+
+type Loaded = { kind: 'subscription'; sc: SubscriptionCheckout } | { kind: 'ctp'; c: CtpCheckout };
+
+function servicesOf(request: FastifyRequest): Services {
+  return { ...request.server.services, log: request.log };
+}
+
+async function load(services: Services, token: unknown): Promise<Loaded> {
+  if (typeof token !== 'string' || !TOKEN.test(token)) throw new PageProblem(404, 'notFound');
+  const sc = await loadSubscriptionCheckout(services, token);
+  if (sc) return { kind: 'subscription', sc };
+  const c = await loadCtpCheckout(services, token);
+  if (c) return { kind: 'ctp', c };
+  throw new PageProblem(404, 'notFound');
+}
+
+async function shopName(services: Services, shopId: number): Promise<string> {
+  return (await findShopRow(services.db, shopId))?.name ?? '';
+}
+
+const selfUrl = (services: Services, token: string) => checkoutUrl(services.config.checkoutUrl, token);
+
+/** Form values to show again after a problem: never the card number or CVC. */
+function keptValues(body: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v !== 'string' || k === 'card_number' || k === 'card_cvc' || k === '_csrf' || k === 'token')
+      continue;
+    out[k] = v.slice(0, 255);
+  }
+  out.holder = out.card_holder ?? '';
+  out.expMonth = out.card_exp_month ?? '';
+  out.expYear = out.card_exp_year ?? '';
+  return out;
+}
+
+async function show(request: FastifyRequest, reply: FastifyReply) {
+  const services = servicesOf(request);
+  const loaded = await load(services, (request.query as Record<string, unknown>).token);
+  if (loaded.kind === 'subscription') {
+    const { sc } = loaded;
+    const lang = subscriptionLang(sc.sub);
+    if (!sc.open) {
+      const result = subscriptionResult(sc, lang, selfUrl(services, sc.checkout.token));
+      return sendPage(reply, sc.expired ? 410 : 200, <ResultPage {...result} />);
+    }
+    const csrf = reply.generateCsrf();
+    // Paying may send the browser on to the gateway's 3-D Secure page: the form may lead there.
+    allowFormTargets(reply, [services.config.gatewayUrl]);
+    return sendPage(
+      reply,
+      200,
+      <SubscriptionFormPage
+        sc={sc}
+        lang={lang}
+        csrf={csrf}
+        shopName={await shopName(services, sc.ctx.shop.id)}
+      />,
+    );
+  }
+  const { c } = loaded;
+  if (!ctpOpen(c.row, c.ctx.clock.now())) {
+    const result = ctpResult(c, selfUrl(services, c.row.token));
+    const expired = c.row.finished_at === null && c.row.status !== 'incomplete';
+    return sendPage(reply, expired ? 410 : 200, <ResultPage {...result} />);
+  }
+  const csrf = reply.generateCsrf();
+  allowFormTargets(reply, [services.config.gatewayUrl]);
+  return sendPage(
+    reply,
+    200,
+    <CtpFormPage c={c} csrf={csrf} shopName={await shopName(services, c.ctx.shop.id)} />,
+  );
+}
+
+/** A second post of one form: wait for the first to be answered, then show what it did. */
+async function waitForFirst(
+  services: Services,
+  token: string,
+  settled: (l: Loaded) => boolean,
+): Promise<void> {
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+  while (Date.now() < deadline) {
+    if (settled(await load(services, token))) return;
+    await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+  }
+}
+
+const IN_FLIGHT = new Set(['processing', 'trial_processing']);
+
+async function pay(request: FastifyRequest, reply: FastifyReply) {
+  const services = servicesOf(request);
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const loaded = await load(services, body.token);
+  const card = creditCardFromForm(body);
+  const token = loaded.kind === 'subscription' ? loaded.sc.checkout.token : loaded.c.row.token;
+  const back = selfUrl(services, token);
+  const seeResult = () => reply.code(303).header('cache-control', 'no-store').redirect(back, 303);
+
+  if (loaded.kind === 'subscription') {
+    const { sc } = loaded;
+    const lang = subscriptionLang(sc.sub);
+    const outcome = await paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip });
+    if (outcome.kind === 'invalid') {
+      const csrf = reply.generateCsrf();
+      const page = (
+        <SubscriptionFormPage
+          sc={sc}
+          lang={lang}
+          csrf={csrf}
+          shopName={await shopName(services, sc.ctx.shop.id)}
+          problems={formProblems(outcome.errors, lang)}
+          values={keptValues(body)}
+        />
+      );
+      return sendPage(reply, 422, page);
+    }
+    if (outcome.kind === 'done') {
+      const sub = outcome.sub;
+      if (sub.state === 'redirecting' && sub.last_transaction?.redirect_url) {
+        allowFormTargets(reply, [sub.last_transaction.redirect_url]);
+        return reply
+          .code(303)
+          .header('cache-control', 'no-store')
+          .redirect(sub.last_transaction.redirect_url, 303);
+      }
+      if (IN_FLIGHT.has(sub.state)) {
+        await waitForFirst(
+          services,
+          token,
+          (l) => l.kind !== 'subscription' || !IN_FLIGHT.has(l.sc.sub.state),
+        );
+        const now = await findSubscription(services.db, sc.ctx.shop.id, sub.id);
+        const redirect = now?.state === 'redirecting' ? now.last_transaction?.redirect_url : undefined;
+        if (redirect) {
+          allowFormTargets(reply, [redirect]);
+          return reply.code(303).header('cache-control', 'no-store').redirect(redirect, 303);
+        }
+      }
+    }
+    return seeResult();
+  }
+
+  const { c } = loaded;
+  const outcome = await payCtpCheckout(c, { card, customer: body, ip: request.ip });
+  if (outcome.kind === 'invalid') {
+    const lang = ctpLang(c.row);
+    const csrf = reply.generateCsrf();
+    const page = (
+      <CtpFormPage
+        c={c}
+        csrf={csrf}
+        shopName={await shopName(services, c.ctx.shop.id)}
+        problems={formProblems(outcome.errors, lang)}
+        values={keptValues(body)}
+      />
+    );
+    return sendPage(reply, 422, page);
+  }
+  if (outcome.kind === 'redirect') {
+    allowFormTargets(reply, [outcome.url]);
+    return reply.code(303).header('cache-control', 'no-store').redirect(outcome.url, 303);
+  }
+  if (outcome.kind === 'busy') {
+    await waitForFirst(services, token, (l) => l.kind !== 'ctp' || l.c.row.paying_until === null);
+    const now = await loadCtpCheckout(services, token);
+    const redirect = now?.row.gateway_response?.transaction.redirect_url;
+    if (now?.row.status === 'incomplete' && typeof redirect === 'string') {
+      allowFormTargets(reply, [redirect]);
+      return reply.code(303).header('cache-control', 'no-store').redirect(redirect, 303);
+    }
+  }
+  return seeResult();
+}
+
+export const checkoutPageRoutes: FastifyPluginAsync = async (app) => {
+  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384 });
+  const options = { config: { public: true }, schema: { hide: true } };
+  app.get('/v2/checkout', options, show);
+  app.post('/v2/checkout', { ...options, preHandler: app.csrfProtection }, pay);
+};
