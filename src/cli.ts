@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { startCabinetPurge } from './cabinet/sessions.js';
 import { startCheckoutExpirySweep } from './checkout/expiry.js';
+import { bannerText } from './cli/banner.js';
 import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './cli/shop-commands.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -129,11 +130,7 @@ async function serve(): Promise<void> {
   console.log(
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
   );
-  console.log(`  API:      ${config.publicUrl}`);
-  console.log(`  Docs:     ${config.publicUrl}/docs`);
-  console.log(`  Checkout: ${config.checkoutUrl}`);
-  console.log(`  Gateway:  ${config.gatewayUrl}`);
-  console.log(`  Cabinet:  ${config.publicUrl}/cabinet`);
+  console.log(bannerText(config));
   if (sandbox) {
     console.log('\nCreated a sandbox shop on this first start:');
     printShop(sandbox);
