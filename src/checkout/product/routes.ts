@@ -148,7 +148,10 @@ function gatewayErrors(lang: PageLang, err: ApiError): FormState {
   const t = productTexts(lang);
   const state: Required<Omit<FormState, 'body'>> = { errors: {}, cardErrors: {}, otherErrors: [] };
   for (const [key, message] of flatten(err.errors)) {
-    const card = CARD_ERROR_FIELDS[key];
+    // The card's own problems (an expired card) come as `credit_card.base`: shown at the expiry.
+    const card =
+      CARD_ERROR_FIELDS[key] ??
+      (key === 'credit_card.base' && /expired/i.test(message) ? 'card_exp_year' : undefined);
     const buyer = buyerFieldOfGatewayKey(key);
     if (card) state.cardErrors[card] ??= cardMessage(t, card, message);
     else if (buyer) state.errors[buyer] ??= t.errForm;

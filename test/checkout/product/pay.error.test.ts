@@ -1,0 +1,169 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, harness, newShop, type TestShop } from '../../harness.js';
+import {
+  CARDS,
+  cardFields,
+  getPage,
+  makeProduct,
+  openForm,
+  pathOf,
+  payOnce,
+  quantityOf,
+  submit,
+  transactionsOfProduct,
+} from './helpers.js';
+
+/** What a buyer sees when something is wrong: always a page in their language, never JSON or a 500. */
+
+let h: Harness;
+let shop: TestShop;
+
+beforeAll(async () => {
+  h = await harness();
+  shop = await newShop(h);
+});
+
+describe('links that name no payable product', () => {
+  it('answers unknown, malformed and foreign ids with the not-found page', async () => {
+    const product = await makeProduct(h, shop);
+    const other = await newShop(h);
+    for (const path of [
+      '/products/prd_unknown123/pay',
+      '/products/not-an-id/pay',
+      `/v2/confirm_order/${product.id}/${other.shop.id}`,
+      `/v2/confirm_order/${product.id}/abc`,
+      '/v2/confirm_order/prd_unknown123/1',
+      `/products/${product.id}/pay/result?order=${'a'.repeat(32)}`,
+      `/products/${product.id}/pay/result`,
+    ]) {
+      const page = await getPage(h, path);
+      expect(page.status, path).toBe(404);
+      expect(page.html).toContain('Page not found');
+    }
+  });
+
+  it('speaks the browser language on the not-found page', async () => {
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/products/prd_unknown123/pay',
+      headers: { 'accept-language': 'ru-RU,ru;q=0.9' },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).toContain('<html lang="ru">');
+    expect(res.body).toContain('Страница не найдена');
+  });
+
+  it('shows sold out and expired pages, in the product language', async () => {
+    const soldOut = await makeProduct(h, shop, { quantity: 0, language: 'ru', test: true });
+    const page = await getPage(h, pathOf(soldOut.pay_url));
+    expect(page.status).toBe(410);
+    expect(page.html).toContain('Товар распродан');
+    expect(page.html).toContain('class="test-banner"');
+
+    const expired = await makeProduct(h, shop, { expired_at: '2020-01-01T00:00:00+00:00' });
+    const gone = await getPage(h, pathOf(expired.pay_url));
+    expect(gone.status).toBe(410);
+    expect(gone.html).toContain('This offer has expired');
+
+    const immortal = await makeProduct(h, shop, { expired_at: '2020-01-01', immortal: true });
+    expect((await getPage(h, pathOf(immortal.pay_url))).status).toBe(200);
+  });
+
+  it('refuses to charge a product that expired while the buyer was on the page', async () => {
+    const product = await makeProduct(h, shop, { expired_at: '2099-01-01T00:00:00Z' });
+    const path = pathOf(product.pay_url);
+    const form = await openForm(h, path);
+    await h.db.query(`UPDATE products SET expires_at = '2020-01-01' WHERE id = $1`, [product.id]);
+    const res = await submit(h, path, form, cardFields());
+    expect(res.status).toBe(410);
+    expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
+  });
+});
+
+describe('the form', () => {
+  it('requires every visible field and shows each problem beside its field, keeping the values', async () => {
+    const product = await makeProduct(h, shop, {
+      quantity: 1,
+      visible_fields: ['email', 'phone', 'first_name', 'country', 'zip', 'state', 'birth_date'],
+    });
+    const path = pathOf(product.pay_url);
+    const res = await payOnce(h, path, {
+      ...cardFields(),
+      email: 'anna@',
+      phone: 'call me',
+      first_name: 'Anna',
+      country: 'US',
+      zip: '1234',
+      state: 'California',
+      birth_date: '2999-01-01',
+    });
+    expect(res.status).toBe(422);
+    expect(res.html).toContain('Please correct the following');
+    expect(res.html).toContain('Enter an e-mail address like name@example.com');
+    expect(res.html).toContain('Enter a phone number of digits, with the country code');
+    expect(res.html).toContain('Enter a US ZIP code');
+    expect(res.html).toContain('Enter the two-letter code of the state or province');
+    expect(res.html).toContain('Enter a real date of birth');
+    expect(res.html).toContain('aria-invalid="true"');
+    expect(res.html).toContain('value="Anna"');
+    expect(res.html).toContain('<option value="US" selected>');
+    expect(res.html).toContain('value="ANNA BUYER"');
+    // The card number and CVC are never written back.
+    expect(res.html).not.toContain(CARDS.approved);
+    expect(res.html).not.toContain('value="123"');
+    expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
+    expect(await quantityOf(h, product.id)).toBe(1);
+
+    const blank = await payOnce(h, path, cardFields());
+    expect(blank.status).toBe(422);
+    expect(blank.html.match(/Fill in this field/g)?.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it("shows the gateway's card problems on the card fields, without taking a unit", async () => {
+    const product = await makeProduct(h, shop, { quantity: 1, language: 'ru' });
+    const res = await payOnce(h, pathOf(product.pay_url), {
+      ...cardFields('4200000000000001'),
+      card_exp_month: '13',
+      card_cvc: '1',
+    });
+    expect(res.status).toBe(422);
+    expect(res.html).toContain('Проверьте номер карты');
+    expect(res.html).toContain('Введите месяц двумя цифрами');
+    expect(res.html).toContain('Введите код безопасности');
+    expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
+    expect(await quantityOf(h, product.id)).toBe(1);
+
+    const expired = await payOnce(h, pathOf(product.pay_url), {
+      ...cardFields(),
+      card_exp_month: '01',
+      card_exp_year: '2020',
+    });
+    expect(expired.status).toBe(422);
+    expect(expired.html).toContain('Срок действия карты истёк');
+  });
+
+  it('refuses a form without its CSRF token or its order token', async () => {
+    const product = await makeProduct(h, shop);
+    const path = pathOf(product.pay_url);
+    const form = await openForm(h, path);
+    const forged = await submit(h, path, { ...form, csrf: 'forged' }, cardFields());
+    expect(forged.status).toBe(403);
+    expect(forged.html).toContain('This form has expired');
+    const noOrder = await submit(h, path, { ...form, order: '' }, cardFields());
+    expect(noOrder.status).toBe(400);
+    expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
+  });
+
+  it('answers a body it cannot read with a page, not JSON', async () => {
+    const product = await makeProduct(h, shop);
+    const res = await h.app.inject({
+      method: 'POST',
+      url: pathOf(product.pay_url),
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(400);
+    expect(res.statusCode).toBeLessThan(500);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+});
