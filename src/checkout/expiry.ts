@@ -31,7 +31,7 @@ async function announceSubscriptionPages(tx: Tx, realNow: Date): Promise<number>
     if (!checkout.subscription_id) continue;
     const sub = await findSubscription(tx, checkout.shop_id, checkout.subscription_id);
     // Only a subscription still waiting for its card is told about: a cancelled one closed its page.
-    if (!sub || sub.state !== 'redirecting' || sub.card_token || sub.cancelled_at) continue;
+    if (sub?.state !== 'redirecting' || sub.card_token || sub.cancelled_at) continue;
     const [planRow] = await findPlans(tx, checkout.shop_id, [sub.plan_id]);
     const view = toSubscription({
       row: sub,

@@ -127,7 +127,7 @@ describe('subscription checkout page', () => {
 
   it('unknown and malformed tokens are a 404 page; a form without its CSRF token is a 403 page', async () => {
     const s = await redirectSub();
-    for (const url of ['/v2/checkout?token=nope', '/v2/checkout?token=' + 'A'.repeat(40), '/v2/checkout']) {
+    for (const url of ['/v2/checkout?token=nope', `/v2/checkout?token=${'A'.repeat(40)}`, '/v2/checkout']) {
       const res = await s.h.app.inject({ method: 'GET', url });
       expect(res.statusCode).toBe(404);
       expect(res.headers['content-type']).toContain('text/html');
