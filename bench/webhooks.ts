@@ -24,7 +24,7 @@
  * and as one BENCH_JSON line, and writes bench/results/webhooks.json. BENCH_PROFILE=1 writes the
  * deliverers' CPU profiles to bench/results/profiles/webhooks-<count>x<processes>/ and prints where
  * their time went during the backlog. BENCH_LOG_LEVEL sets the deliverers' LOG_LEVEL (default warn,
- * as the other benchmarks run their servers; at info every attempt is logged). NOTIFY_CONCURRENCY,
+ * as the other benchmarks run their servers; at debug every attempt is logged). NOTIFY_CONCURRENCY,
  * NOTIFY_SHOP_CONCURRENCY, NOTIFY_INTERVAL_MS and DATABASE_POOL_SIZE are passed on to the deliverers
  * (and the first to the baseline) as `kopek serve` would read them.
  */

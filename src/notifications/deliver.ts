@@ -1,6 +1,13 @@
 import type { Services } from '../context.js';
-import { type DeliveryLimits, type DeliveryObserver, deliverOne, type Summary } from './attempt.js';
-import { type DueRow, leaseEvents, lockDue } from './queue.js';
+import {
+  type AttemptOptions,
+  type DeliveryLimits,
+  type DeliveryObserver,
+  deliverOne,
+  type Summary,
+} from './attempt.js';
+import { OutcomeWriter } from './outcomes.js';
+import { claimDue, type DueRow } from './queue.js';
 
 /**
  * The deliverers: due notifications are claimed in short transactions (leased, each attempt number
@@ -34,6 +41,9 @@ export class DeliveryPool {
   #settled = 0;
   #waiters: (() => void)[] = [];
   readonly #limits: DeliveryLimits;
+  /** Outcomes are written in groups, one commit for the deliveries that finished together. */
+  readonly outcomes: OutcomeWriter;
+  readonly #attemptOptions: AttemptOptions;
 
   constructor(
     private readonly services: Services,
@@ -43,6 +53,8 @@ export class DeliveryPool {
       total: services.config.notifyConcurrency,
       perShop: services.config.notifyShopConcurrency,
     };
+    this.outcomes = new OutcomeWriter(services.db);
+    this.#attemptOptions = { ...opts, outcomes: this.outcomes };
   }
 
   get inFlight(): number {
@@ -77,38 +89,18 @@ export class DeliveryPool {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
   }
 
-  #claim(free: number): Promise<DueRow[]> {
+  async #claim(free: number): Promise<DueRow[]> {
     const { perShop } = this.#limits;
-    const busyShops = [...this.#byShop].filter(([, n]) => n >= perShop).map(([id]) => id);
-    const now = this.services.clock.now();
-    return this.services.db.tx(async (tx) => {
-      // More than the free slots: some candidates may belong to a shop that has only one slot left.
-      const limit = Math.min(100, free * 2);
-      const due = await lockDue(tx, now, { limit, busyShops, shopId: this.opts.shopId });
-      const taken = new Map<number, number>();
-      const picked: DueRow[] = [];
-      for (const row of due) {
-        if (picked.length >= free) break;
-        const held = (this.#byShop.get(row.shop_id) ?? 0) + (taken.get(row.shop_id) ?? 0);
-        if (held >= perShop) continue;
-        taken.set(row.shop_id, (taken.get(row.shop_id) ?? 0) + 1);
-        picked.push(row);
-      }
-      if (picked.length > 0)
-        await leaseEvents(
-          tx,
-          picked.map((r) => r.id),
-          now,
-          LEASE_MS,
-        );
-      return picked;
-    });
+    const filter = { limit: free, held: this.#byShop, perShop, shopId: this.opts.shopId };
+    const claimed = await claimDue(this.services.db, this.services.clock.now(), filter, LEASE_MS);
+    // Oldest first, as they were chosen (RETURNING keeps no order).
+    return claimed.sort((a, b) => a.id - b.id);
   }
 
   #start(row: DueRow): void {
     const shop = row.shop_id;
     this.#byShop.set(shop, (this.#byShop.get(shop) ?? 0) + 1);
-    const run = deliverOne(this.services, row, this.summary, this.opts)
+    const run = deliverOne(this.services, row, this.summary, this.#attemptOptions)
       .catch((err: unknown) =>
         // The lease runs out and another attempt is made: at least once, whatever failed here.
         this.services.log.error({ err, event: row.id }, 'recording a notification attempt failed'),

@@ -1,4 +1,4 @@
-import type { Statement, Tx } from '../db/db.js';
+import { type Queryable, type Statement, sqlText } from '../db/db.js';
 
 /**
  * The deliverers' questions to the outbox. The events table is the queue: an event is due when its
@@ -25,7 +25,10 @@ export interface EventRow {
   series_from: number;
 }
 
-/** A due event with what sending it needs from its shop. */
+/**
+ * A claimed event with what sending it needs from its shop. Its `attempts` already counts this
+ * attempt (the claim took its number), and `next_attempt_at` is the lease's end on the shop's clock.
+ */
 export interface DueRow extends EventRow {
   url: string;
   test: boolean;
@@ -37,35 +40,13 @@ export interface DueRow extends EventRow {
 const SHOP_NOW = `$1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
 
 export interface ClaimFilter {
+  /** Events to take at most. */
   limit: number;
-  /** Shops whose deliveries in this process are at their limit. */
-  busyShops: number[];
+  /** Deliveries each shop already has on their way in this process (shops with none may be left out). */
+  held: ReadonlyMap<number, number>;
+  /** How many deliveries on their way one shop may have. */
+  perShop: number;
   shopId?: number | readonly number[] | undefined;
-}
-
-/**
- * Locks due events, oldest first, skipping those another deliverer is claiming and those whose
- * resource has an earlier event still waiting (so a `renewed` never overtakes its `created`).
- */
-export function lockDue(tx: Tx, now: Date, f: ClaimFilter): Promise<DueRow[]> {
-  const params: unknown[] = [now, f.limit, f.busyShops];
-  let shop = '';
-  if (f.shopId !== undefined) {
-    params.push(typeof f.shopId === 'number' ? [f.shopId] : f.shopId);
-    shop = 'AND e.shop_id = ANY($4::int[])';
-  }
-  return tx.query<DueRow>(
-    `SELECT e.*, sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc
-     FROM events e JOIN shops sh ON sh.id = e.shop_id
-     WHERE e.status = 'pending' AND e.next_attempt_at <= ${SHOP_NOW}
-       AND (e.leased_until IS NULL OR e.leased_until <= $1)
-       AND e.shop_id <> ALL($3::int[]) ${shop}
-       AND NOT EXISTS (SELECT 1 FROM events p
-         WHERE p.status = 'pending' AND p.resource_id = e.resource_id AND p.id < e.id)
-     ORDER BY e.next_attempt_at, e.id LIMIT $2
-     FOR UPDATE OF e SKIP LOCKED`,
-    params,
-  );
 }
 
 /**
@@ -79,17 +60,69 @@ export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, 
   ON CONFLICT DO NOTHING`;
 
 /**
- * Leases the locked events `ids`: the attempt number is taken (attempts + 1), and no other
+ * Claims due events in one statement (one round trip, no transaction left open): locks them, oldest
+ * first, skipping those another deliverer is claiming and those whose resource has an earlier event
+ * still waiting (so a `renewed` never overtakes its `created`); keeps `limit` of them, no shop past
+ * `perShop` with what it already holds; records an earlier attempt whose deliverer stopped (see
+ * RECORD_INTERRUPTED); and leases them: the attempt number is taken (attempts + 1), and no other
  * deliverer takes them until `leaseMs` have passed, on real time and on the shop's clock alike.
+ * All parts of the statement see the events as they were before it, as the separate statements did.
  */
-export async function leaseEvents(tx: Tx, ids: number[], now: Date, leaseMs: number): Promise<void> {
-  await tx.query(RECORD_INTERRUPTED, [ids, leaseMs]);
-  await tx.query(
-    `UPDATE events e SET attempts = e.attempts + 1,
-       next_attempt_at = ${SHOP_NOW} + $3 * interval '1 millisecond',
-       leased_until = $1::timestamptz + $3 * interval '1 millisecond'
-     FROM shops sh WHERE sh.id = e.shop_id AND e.id = ANY($2::bigint[])`,
-    [now, ids, leaseMs],
+export function claimDue(db: Queryable, now: Date, f: ClaimFilter, leaseMs: number): Promise<DueRow[]> {
+  // More candidates than wanted: some may belong to a shop that has only a slot or two left.
+  const candidates = Math.min(100, f.limit * 2);
+  const busy: number[] = [];
+  const heldShops: number[] = [];
+  const heldCounts: number[] = [];
+  for (const [shop, n] of f.held) {
+    if (n >= f.perShop) busy.push(shop);
+    else if (n > 0) {
+      heldShops.push(shop);
+      heldCounts.push(n);
+    }
+  }
+  const params: unknown[] = [now, candidates, busy, heldShops, heldCounts, f.perShop, f.limit, leaseMs];
+  let shop = '';
+  if (f.shopId !== undefined) {
+    params.push(typeof f.shopId === 'number' ? [f.shopId] : f.shopId);
+    shop = 'AND e.shop_id = ANY($9::int[])';
+  }
+  return db.query<DueRow>(
+    sqlText(
+      `claim${shop}`,
+      () =>
+        `WITH due AS (
+         SELECT e.id, e.shop_id, e.next_attempt_at
+         FROM events e JOIN shops sh ON sh.id = e.shop_id
+         WHERE e.status = 'pending' AND e.next_attempt_at <= ${SHOP_NOW}
+           AND (e.leased_until IS NULL OR e.leased_until <= $1)
+           AND e.shop_id <> ALL($3::int[]) ${shop}
+           AND NOT EXISTS (SELECT 1 FROM events p
+             WHERE p.status = 'pending' AND p.resource_id = e.resource_id AND p.id < e.id)
+         ORDER BY e.next_attempt_at, e.id LIMIT $2
+         FOR UPDATE OF e SKIP LOCKED
+       ), ranked AS (
+         SELECT d.id, d.next_attempt_at,
+           row_number() OVER (PARTITION BY d.shop_id ORDER BY d.next_attempt_at, d.id)
+             + coalesce(h.held, 0) AS slot
+         FROM due d LEFT JOIN unnest($4::int[], $5::int[]) AS h (shop_id, held) ON h.shop_id = d.shop_id
+       ), picked AS (
+         SELECT id FROM ranked WHERE slot <= $6 ORDER BY next_attempt_at, id LIMIT $7
+       ), interrupted AS (
+         INSERT INTO event_attempts (event_id, n, at, duration_ms, error)
+         SELECT e.id, e.attempts, e.next_attempt_at - $8 * interval '1 millisecond', 0,
+           'no answer recorded: the process sending it stopped'
+         FROM events e JOIN picked p ON p.id = e.id
+         WHERE e.leased_until IS NOT NULL AND e.attempts > 0
+         ON CONFLICT DO NOTHING
+       )
+       UPDATE events e SET attempts = e.attempts + 1,
+         next_attempt_at = ${SHOP_NOW} + $8 * interval '1 millisecond',
+         leased_until = $1::timestamptz + $8 * interval '1 millisecond'
+       FROM picked p, shops sh WHERE e.id = p.id AND sh.id = e.shop_id
+       RETURNING e.*, sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc`,
+    ),
+    params,
   );
 }
 
@@ -133,4 +166,56 @@ export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
   if (next.kind === 'retry')
     return [attempt, { sql: RETRY, params: [a.eventId, a.n, a.seriesFrom, next.at] }];
   return [attempt, { sql: FAILED, params: [a.eventId, a.n, a.seriesFrom] }];
+}
+
+const UPSERT_ATTEMPTS = `INSERT INTO event_attempts (event_id, n, at, status_code, duration_ms, response, error)
+  SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+  ON CONFLICT (event_id, n) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
+    duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error`;
+
+// DELIVERED, RETRY and FAILED above, row by row, in one statement: the same conditions and the
+// same new values for each kind of outcome.
+const SETTLE_MANY = `UPDATE events e SET
+    status = CASE o.kind WHEN 'delivered' THEN 'delivered' WHEN 'failed' THEN 'failed' ELSE e.status END,
+    delivered_at = CASE WHEN o.kind = 'delivered' THEN o.at ELSE e.delivered_at END,
+    next_attempt_at = CASE WHEN o.kind = 'retry' THEN o.retry_at END,
+    leased_until = CASE WHEN o.kind = 'delivered' AND e.attempts <> o.n THEN e.leased_until END
+  FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[])
+    AS o(id, n, series_from, kind, at, retry_at)
+  WHERE e.id = o.id AND e.status = 'pending'
+    AND (o.kind = 'delivered' OR (e.attempts = o.n AND e.series_from = o.series_from))`;
+
+/**
+ * Many attempts' records and their events' new state, as one transaction of two statements: what
+ * outcomeStatements does for each, with one commit for all. Each event appears once.
+ */
+export function outcomesStatements(list: readonly { record: AttemptRecord; next: Next }[]): Statement[] {
+  // By event id: two writers settling overlapping rows lock them in the same order.
+  const sorted = [...list].sort((x, y) => x.record.eventId - y.record.eventId);
+  const ids: number[] = [];
+  const ns: number[] = [];
+  const ats: Date[] = [];
+  const codes: (number | null)[] = [];
+  const durations: number[] = [];
+  const responses: (string | null)[] = [];
+  const errors: (string | null)[] = [];
+  const series: number[] = [];
+  const kinds: string[] = [];
+  const retryAts: (Date | null)[] = [];
+  for (const { record: a, next } of sorted) {
+    ids.push(a.eventId);
+    ns.push(a.n);
+    ats.push(a.at);
+    codes.push(a.statusCode);
+    durations.push(a.durationMs);
+    responses.push(a.response);
+    errors.push(a.error);
+    series.push(a.seriesFrom);
+    kinds.push(next.kind);
+    retryAts.push(next.kind === 'retry' ? next.at : null);
+  }
+  return [
+    { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors] },
+    { sql: SETTLE_MANY, params: [ids, ns, series, kinds, ats, retryAts] },
+  ];
 }

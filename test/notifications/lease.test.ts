@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEASE_MS } from '../../src/notifications/deliver.js';
-import { leaseEvents, lockDue } from '../../src/notifications/queue.js';
+import { claimDue } from '../../src/notifications/queue.js';
 import { withClock } from '../harness.js';
 import { notifyShop, type Receiver, startReceiver } from './receiver.js';
 
@@ -18,17 +18,12 @@ describe('a deliverer that stops mid-send', () => {
     const s = await notifyShop();
     const sub = await s.subscribe(rx.url);
     // A deliverer claims the first event and dies before sending or recording anything.
-    const claimed = await s.h.db.tx(async (tx) => {
-      const now = s.h.clock.now();
-      const due = await lockDue(tx, now, { limit: 10, busyShops: [], shopId: s.shop.shop.id });
-      await leaseEvents(
-        tx,
-        due.map((r) => r.id),
-        now,
-        LEASE_MS,
-      );
-      return due;
-    });
+    const claimed = await claimDue(
+      s.h.db,
+      s.h.clock.now(),
+      { limit: 10, held: new Map(), perShop: 4, shopId: s.shop.shop.id },
+      LEASE_MS,
+    );
     expect(claimed.map((r) => r.event)).toEqual(['created.subscription']);
 
     // Held: neither it nor (in order) the event after it goes while the lease lasts.
