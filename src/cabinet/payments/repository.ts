@@ -1,0 +1,117 @@
+import type { Queryable, Tx } from '../../db/db.js';
+import type { TransactionRow } from '../../ledger/repository.js';
+
+/** The cabinet's reads of the ledger: the payments list, a payment's events, and form nonces. */
+
+export const PAYMENT_TYPES = ['payment', 'authorization', 'capture', 'void', 'refund', 'credit'] as const;
+export type PaymentType = (typeof PAYMENT_TYPES)[number];
+export const PAYMENT_STATUSES = ['successful', 'failed', 'incomplete', 'pending', 'error'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export interface PaymentFilters {
+  status?: PaymentStatus | undefined;
+  type?: PaymentType | undefined;
+  uid?: string | undefined;
+  trackingId?: string | undefined;
+  /** Created at or after. */
+  from?: Date | undefined;
+  /** Created before. */
+  to?: Date | undefined;
+}
+
+export type PaymentListRow = Pick<
+  TransactionRow,
+  | 'uid'
+  | 'type'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'description'
+  | 'tracking_id'
+  | 'test'
+  | 'card'
+  | 'parent_uid'
+  | 'created_at'
+> & { seq: string };
+
+const GATEWAY_TYPES_SQL = PAYMENT_TYPES.map((t) => `'${t}'`).join(', ');
+
+/**
+ * One page of a shop's gateway transactions, newest first, `size + 1` rows. Status and type come
+ * from closed lists and are written into the statement, so PostgreSQL can use the partial indexes
+ * of 021 for the rare values; everything people type is a parameter.
+ */
+export function listPayments(
+  db: Queryable,
+  shopId: number,
+  f: PaymentFilters,
+  after: number | undefined,
+  size: number,
+): Promise<PaymentListRow[]> {
+  const where = ['shop_id = $1'];
+  const values: unknown[] = [shopId, size + 1];
+  const param = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  if (f.type && (PAYMENT_TYPES as readonly string[]).includes(f.type)) where.push(`type = '${f.type}'`);
+  else where.push(`type IN (${GATEWAY_TYPES_SQL})`);
+  if (f.status && (PAYMENT_STATUSES as readonly string[]).includes(f.status))
+    where.push(`status = '${f.status}'`);
+  if (f.uid) where.push(`uid = ${param(f.uid)}::uuid`);
+  if (f.trackingId) where.push(`tracking_id = ${param(f.trackingId)}`);
+  if (f.from) where.push(`created_at >= ${param(f.from)}`);
+  if (f.to) where.push(`created_at < ${param(f.to)}`);
+  if (after !== undefined) where.push(`seq < ${param(after)}`);
+  return db.query<PaymentListRow>(
+    `SELECT seq, uid, type, status, amount, currency, description, tracking_id, test, card, parent_uid,
+            created_at
+       FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`,
+    values,
+  );
+}
+
+export interface PaymentEvent {
+  id: string;
+  event: string;
+  status: 'none' | 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  url: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+/** The notifications about one transaction, oldest first. */
+export function eventsOf(db: Queryable, shopId: number, uid: string): Promise<PaymentEvent[]> {
+  return db.query<PaymentEvent>(
+    `SELECT id, event, status, attempts, url, created_at, delivered_at
+       FROM events WHERE resource_id = $1 AND shop_id = $2 ORDER BY id LIMIT 100`,
+    [uid, shopId],
+  );
+}
+
+/**
+ * Takes a form's one-time token inside the action's transaction: true the first time; false when
+ * the form was already posted (a concurrent second post waits for the first to commit, then sees it).
+ */
+export async function takeNonce(tx: Tx, shopId: number, nonce: string, now: Date): Promise<boolean> {
+  const rows = await tx.query(
+    `INSERT INTO cabinet_form_nonces (nonce, shop_id, created_at) VALUES ($1, $2, $3)
+     ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+    [nonce, shopId, now],
+  );
+  return rows.length === 1;
+}
+
+export async function recordNonceResult(tx: Tx, nonce: string, uid: string): Promise<void> {
+  await tx.query('UPDATE cabinet_form_nonces SET result_uid = $2 WHERE nonce = $1', [nonce, uid]);
+}
+
+/** The transaction an already posted form created, if it belongs to this shop. */
+export async function nonceResult(db: Queryable, shopId: number, nonce: string): Promise<string | undefined> {
+  const [row] = await db.query<{ result_uid: string | null }>(
+    'SELECT result_uid FROM cabinet_form_nonces WHERE nonce = $1 AND shop_id = $2',
+    [nonce, shopId],
+  );
+  return row?.result_uid ?? undefined;
+}
