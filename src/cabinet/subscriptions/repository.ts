@@ -1,0 +1,157 @@
+import type { Queryable } from '../../db/db.js';
+
+/**
+ * The subscriptions section's reads: a filtered page of a shop's subscriptions with what the table
+ * shows of their plans and customers, and what a subscription's timeline is made of. Every query is
+ * bounded by the shop and read through an index (migration 020); pages are keyset by seq.
+ */
+
+export interface SubscriptionListFilter {
+  state?: string;
+  /** A plan's id, or its exact title. */
+  plan?: string;
+  email?: string;
+  trackingId?: string;
+  id?: string;
+}
+
+export interface SubscriptionListRow {
+  seq: number;
+  id: string;
+  state: string;
+  plan_id: string;
+  plan_title: string | null;
+  amount: number | null;
+  currency: string | null;
+  email: string | null;
+  tracking_id: string | null;
+  renew_at: Date | null;
+  number_failed_payment_attempts: number;
+  created_at: Date;
+}
+
+export function subscriptionPage(
+  db: Queryable,
+  shopId: number,
+  filter: SubscriptionListFilter,
+  size: number,
+  after: number | undefined,
+): Promise<SubscriptionListRow[]> {
+  const values: unknown[] = [shopId, size + 1];
+  const where = ['s.shop_id = $1'];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    where.push(sql.replaceAll('?', `$${values.length}`));
+  };
+  if (filter.id !== undefined) add('s.id = ?', filter.id);
+  if (filter.state !== undefined) add('s.state = ?', filter.state);
+  if (filter.trackingId !== undefined) add('s.tracking_id = ?', filter.trackingId);
+  if (filter.plan !== undefined) {
+    add('s.plan_id IN (SELECT id FROM plans WHERE shop_id = $1 AND (id = ? OR title = ?))', filter.plan);
+  }
+  if (filter.email !== undefined) {
+    add(
+      's.customer_id IN (SELECT id FROM customers WHERE shop_id = $1 AND lower(email) = lower(?))',
+      filter.email,
+    );
+  }
+  if (after !== undefined) add('s.seq < ?', after);
+  return db.query<SubscriptionListRow>(
+    `SELECT s.seq, s.id, s.state, s.plan_id, p.title AS plan_title, p.amount, p.currency, c.email,
+       s.tracking_id, s.renew_at, s.number_failed_payment_attempts, s.created_at
+     FROM subscriptions s
+     LEFT JOIN plans p ON p.id = s.plan_id
+     LEFT JOIN customers c ON c.id = s.customer_id
+     WHERE ${where.join(' AND ')}
+     ORDER BY s.seq DESC
+     LIMIT $2`,
+    values,
+  );
+}
+
+/** One charge attempt of a subscription, with what the gateway's transaction says of it. */
+export interface ChargeAttemptRow {
+  period: number;
+  attempt: number;
+  amount: number;
+  currency: string;
+  status: string;
+  transaction_uid: string | null;
+  created_at: Date;
+  updated_at: Date;
+  message: string | null;
+  three_ds_status: string | null;
+  three_ds_message: string | null;
+}
+
+/** The newest `limit` charge attempts (the gateway may live elsewhere: then the transaction is absent). */
+export function chargeAttempts(
+  db: Queryable,
+  shopId: number,
+  subscriptionId: string,
+  limit: number,
+): Promise<ChargeAttemptRow[]> {
+  return db.query<ChargeAttemptRow>(
+    `SELECT c.period, c.attempt, c.amount, c.currency, c.status, c.transaction_uid::text AS transaction_uid,
+       c.created_at, c.updated_at, t.message,
+       t.three_d_secure ->> 'status' AS three_ds_status, t.three_d_secure ->> 'message' AS three_ds_message
+     FROM subscription_charges c
+     LEFT JOIN transactions t ON t.uid = c.transaction_uid AND t.shop_id = $1
+     WHERE c.subscription_id = $2
+     ORDER BY c.period DESC, c.attempt DESC
+     LIMIT $3`,
+    [shopId, subscriptionId, limit],
+  );
+}
+
+export interface EventRow {
+  id: number;
+  event: string;
+  resource_type: string;
+  resource_id: string;
+  /** The subscription's state the event announced (subscription events only). */
+  state: string | null;
+  url: string | null;
+  status: string;
+  attempts: number;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+/** The newest `limit` events about any of `resourceIds` (the subscription and its charges). */
+export function eventsAbout(
+  db: Queryable,
+  shopId: number,
+  resourceIds: string[],
+  limit: number,
+): Promise<EventRow[]> {
+  return db.query<EventRow>(
+    `SELECT id, event, resource_type, resource_id,
+       CASE WHEN resource_type = 'subscription' THEN payload ->> 'state' END AS state,
+       url, status, attempts, next_attempt_at, delivered_at, created_at
+     FROM events
+     WHERE resource_id = ANY($2::text[]) AND shop_id = $1
+     ORDER BY id DESC
+     LIMIT $3`,
+    [shopId, resourceIds, limit],
+  );
+}
+
+export interface DeliveryAttemptRow {
+  event_id: number;
+  n: number;
+  at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export function deliveryAttempts(db: Queryable, eventIds: number[]): Promise<DeliveryAttemptRow[]> {
+  if (eventIds.length === 0) return Promise.resolve([]);
+  return db.query<DeliveryAttemptRow>(
+    `SELECT event_id, n, at, status_code, duration_ms, error
+     FROM event_attempts WHERE event_id = ANY($1::bigint[]) ORDER BY event_id, n`,
+    [eventIds],
+  );
+}
