@@ -1,8 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { customersSection } from './customers/routes.js';
 import { emailsSection } from './emails/routes.js';
 import { notificationsSection } from './notifications/routes.js';
 import { overviewRoutes } from './overview/routes.js';
 import { paymentsSection } from './payments/routes.js';
+import { productsSection } from './products/routes.js';
+import { proofsSection } from './proofs/routes.js';
 import { settingsSection } from './settings/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 
@@ -15,6 +18,9 @@ export const CABINET_SECTIONS: FastifyPluginAsync[] = [
   overviewRoutes,
   subscriptionRoutes,
   paymentsSection,
+  productsSection,
+  customersSection,
+  proofsSection,
   notificationsSection,
   emailsSection,
   settingsSection,
