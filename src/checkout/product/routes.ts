@@ -12,7 +12,6 @@ import { type BuyerErrors, buyerFieldOfGatewayKey, buyerFieldsOf, readBuyerField
 import { ClosedPage, PayPage, type ProductView, type ResultKind, ResultPage } from './pages.js';
 import { findOrder, type OrderRow } from './repository.js';
 import {
-  availabilityOf,
   chargeOf,
   currentAvailability,
   loadPayableProduct,
@@ -194,7 +193,9 @@ async function pay(request: FastifyRequest, reply: FastifyReply, entry: Entry) {
   const existing = await findOrder(p.ctx.db, orderId);
   if (existing && existing.product_id !== p.product.id) throw new PageProblem(400, 'badRequest', lang);
   if (existing && existing.state !== 'invalid') return sendToOrder(reply, entry, existing);
-  if (availabilityOf(p) === 'expired') return closed(reply, p, 'expired');
+  // Sold out or expired before anything is checked: a buyer is not asked to correct a form in vain.
+  const availability = await currentAvailability(p);
+  if (availability !== 'open') return closed(reply, p, availability);
 
   const fields = buyerFieldsOf(p.product.visible_fields);
   const buyer = readBuyerFields(fields, body, lang, p.ctx.clock.now());

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { KOPEK_CARDS } from '../../../src/gateway/test-cards.js';
 import type { Harness } from '../../harness.js';
 import { harness, newShop, type TestShop, withClock } from '../../harness.js';
 import {
@@ -77,6 +78,36 @@ describe('the last unit', () => {
     expect(await quantityOf(h, product.id)).toBe(1);
     expect((await payOnce(h, pathOf(product.pay_url))).status).toBe(303);
     expect(await quantityOf(h, product.id)).toBe(0);
+  });
+});
+
+describe('outcomes the acquirer leaves open or gets wrong', () => {
+  it('a gateway error takes no unit and says the payment failed', async () => {
+    const product = await makeProduct(h, shop, { quantity: 1 });
+    const paid = await payOnce(h, pathOf(product.pay_url), cardFields(KOPEK_CARDS.error));
+    expect(paid.status).toBe(303);
+    expect(await quantityOf(h, product.id)).toBe(1);
+    const result = await getPage(h, paid.location as string);
+    expect(result.html).toContain('Payment failed');
+    // Neither the product nor the shop has a return address: no redirect, the buyer may try again.
+    expect(result.html).not.toContain('http-equiv="refresh"');
+    expect(result.html).toContain(`href="/products/${product.id}/pay">Try again`);
+  });
+
+  it('holds the unit while the acquirer has not answered, then sells it on its late answer', async () => {
+    const product = await makeProduct(h, shop, { quantity: 1 });
+    const paid = await payOnce(h, pathOf(product.pay_url), cardFields(KOPEK_CARDS.timeout));
+    expect(paid.status).toBe(303);
+    expect(await quantityOf(h, product.id)).toBe(0);
+    const waiting = await getPage(h, paid.location as string);
+    expect(waiting.html).toContain('Payment is being processed');
+    expect(waiting.html).toContain(`<meta http-equiv="refresh" content="3;url=${paid.location}"`);
+    await withClock(h, 61_000, async () => {
+      const result = await getPage(h, paid.location as string);
+      expect(result.html).toContain('Payment successful');
+    });
+    expect(await quantityOf(h, product.id)).toBe(0);
+    expect((await transactionsOfProduct(h, product.id)).map((t) => t.status)).toEqual(['successful']);
   });
 });
 
