@@ -103,7 +103,7 @@ export function CardSummary({ card }: { card: Record<string, unknown> | null }) 
   const brand = typeof card.brand === 'string' ? card.brand : '';
   return (
     <span class="card-summary">
-      {brand && <span class="brand">{brand}</span>} •••• {card.last_4}
+      {brand && <span class="card-brand">{brand}</span>} •••• {card.last_4}
     </span>
   );
 }
