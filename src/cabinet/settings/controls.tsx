@@ -95,8 +95,9 @@ export function When({ at, zone, lang }: { at: Date | string | null; zone: strin
   return <time datetime={iso}>{zonedText(at, zone, lang)}</time>;
 }
 
-/** The zone's name and its present offset, e.g. "Europe/Minsk (UTC+3)". */
+/** The zone's name and its present offset, e.g. "Europe/Minsk (UTC+03:00)". */
 export function zoneLabel(zone: string, now: Date): string {
+  if (zone === 'UTC') return zone;
   const offset = DateTime.fromJSDate(now).setZone(zone).toFormat('ZZ');
-  return `${zone} (UTC${offset === '+00:00' ? '' : offset})`;
+  return `${zone} (UTC${offset})`;
 }

@@ -152,7 +152,7 @@ export function SettingsPage(p: {
           {settings.public_key}
         </textarea>
         <label for="public-key-base64">{t.base64}</label>
-        <textarea id="public-key-base64" class="copy key" readOnly rows={4} spellcheck={false}>
+        <textarea id="public-key-base64" class="copy key" readOnly rows={7} spellcheck={false}>
           {settings.public_key_base64}
         </textarea>
       </section>
