@@ -18,7 +18,7 @@ export interface ChartDay {
 
 const WIDTH = 620;
 const HEIGHT = 200;
-const TOP = 16;
+const TOP = 30;
 const BOTTOM = 24;
 const LEFT = 8;
 
@@ -46,7 +46,7 @@ export function RevenueChart({ id, title, currency, days, labels }: RevenueChart
       >
         <title id={`${id}-title`}>{title}</title>
         <line x1={LEFT} x2={WIDTH - LEFT} y1={HEIGHT - BOTTOM} y2={HEIGHT - BOTTOM} stroke="#9aa5b1" />
-        <text x={LEFT} y={TOP - 4} font-size="11" fill="#52606d">
+        <text x={LEFT} y={TOP - 8} font-size="11" fill="#52606d">
           {formatMoney(max === 1 && days.every((d) => d.revenue === 0) ? 0 : max, currency)}
         </text>
         <line x1={LEFT} x2={WIDTH - LEFT} y1={TOP} y2={TOP} stroke="#e4e7eb" stroke-dasharray="4 4" />
