@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertTransaction } from '../../src/ledger/repository.js';
 import { charge } from '../gateway/helpers.js';
-import { client, harness, newShop } from '../harness.js';
+import { client, harness, newShop, withClock } from '../harness.js';
 import { signedIn } from './session.js';
 
 /** The cabinet's payments: list, filters, paging, a transaction's page, and capture, void, refund. */
@@ -124,6 +124,26 @@ describe('cabinet payments list', () => {
     const second = await cab.get(next);
     expect(uidsIn(second.body)).toEqual(made.slice(0, 3).reverse());
     expect(second.body).not.toContain('rel="next"');
+  });
+});
+
+describe('cabinet payments by date', () => {
+  it("finds a day's payments among older and newer ones, in the shop's time zone", async () => {
+    const { h, pay, cab } = await shopWithPayments();
+    const day = 24 * 3600 * 1000;
+    const before = await withClock(h, 2 * day, () => pay());
+    const during = await withClock(h, 3 * day, () => pay());
+    const after = await withClock(h, 4 * day, () => pay());
+    // 15 January plus three days is the 18th.
+    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-18&to=2026-01-18')).body)).toEqual([
+      during.uid,
+    ]);
+    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-18')).body)).toEqual([
+      after.uid,
+      during.uid,
+    ]);
+    expect(uidsIn((await cab.get('/cabinet/payments?to=2026-01-17')).body)).toEqual([before.uid]);
+    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-20')).body)).toEqual([]);
   });
 });
 

@@ -36,18 +36,64 @@ export type PaymentListRow = Pick<
 
 const GATEWAY_TYPES_SQL = PAYMENT_TYPES.map((t) => `'${t}'`).join(', ');
 
+// Transactions are numbered (seq) in the order they are written, a moment after their created_at:
+// rows written at once may swap places by that moment, never by more than this.
+const SWAP_MS = 10_000;
+
+/**
+ * The seq range a date filter covers, found by the (shop_id, created_at) index of 020, so the page
+ * itself scans (shop_id, seq) from the right place instead of skipping every newer row: the largest
+ * seq created before `to`, and the smallest created at or after `from`. Null when no row qualifies.
+ */
+async function seqBounds(
+  db: Queryable,
+  shopId: number,
+  from: Date | undefined,
+  to: Date | undefined,
+): Promise<{ low: number | undefined; high: number | undefined; none: boolean }> {
+  let low: number | undefined;
+  let high: number | undefined;
+  if (to) {
+    const [row] = await db.query<{ seq: string | null }>(
+      `SELECT max(seq) AS seq FROM (
+         SELECT seq FROM transactions WHERE shop_id = $1 AND created_at < $2 AND created_at >= $3
+         UNION ALL
+         (SELECT seq FROM transactions WHERE shop_id = $1 AND created_at < $3 ORDER BY created_at DESC LIMIT 1)
+       ) b`,
+      [shopId, to, new Date(to.getTime() - SWAP_MS)],
+    );
+    if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
+    high = Number(row.seq);
+  }
+  if (from) {
+    const [row] = await db.query<{ seq: string | null }>(
+      `SELECT min(seq) AS seq FROM (
+         SELECT seq FROM transactions WHERE shop_id = $1 AND created_at >= $2 AND created_at < $3
+         UNION ALL
+         (SELECT seq FROM transactions WHERE shop_id = $1 AND created_at >= $3 ORDER BY created_at LIMIT 1)
+       ) b`,
+      [shopId, from, new Date(from.getTime() + SWAP_MS)],
+    );
+    if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
+    low = Number(row.seq);
+  }
+  return { low, high, none: false };
+}
+
 /**
  * One page of a shop's gateway transactions, newest first, `size + 1` rows. Status and type come
  * from closed lists and are written into the statement, so PostgreSQL can use the partial indexes
  * of 021 for the rare values; everything people type is a parameter.
  */
-export function listPayments(
+export async function listPayments(
   db: Queryable,
   shopId: number,
   f: PaymentFilters,
   after: number | undefined,
   size: number,
 ): Promise<PaymentListRow[]> {
+  const bounds = await seqBounds(db, shopId, f.from, f.to);
+  if (bounds.none) return [];
   const where = ['shop_id = $1'];
   const values: unknown[] = [shopId, size + 1];
   const param = (v: unknown) => {
@@ -62,6 +108,8 @@ export function listPayments(
   if (f.trackingId) where.push(`tracking_id = ${param(f.trackingId)}`);
   if (f.from) where.push(`created_at >= ${param(f.from)}`);
   if (f.to) where.push(`created_at < ${param(f.to)}`);
+  if (bounds.low !== undefined) where.push(`seq >= ${param(bounds.low)}`);
+  if (bounds.high !== undefined) where.push(`seq <= ${param(bounds.high)}`);
   if (after !== undefined) where.push(`seq < ${param(after)}`);
   return db.query<PaymentListRow>(
     `SELECT seq, uid, type, status, amount, currency, description, tracking_id, test, card, parent_uid,
