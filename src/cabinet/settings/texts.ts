@@ -53,7 +53,7 @@ export const settingsTexts = defineTexts({
     months: 'months',
     years: 'years',
     to: 'Or to the date',
-    toHint: 'Midnight of that day in the shop’s time zone. Leave the amount empty to use it.',
+    toHint: 'Midnight of that day in the shop’s time zone; when given, it is used instead of the amount.',
     advanceButton: 'Advance',
     amountInvalid: 'Enter a whole number from 1 to 1000, or a date.',
     advanced: 'The clock moved from {from} to {to}.',
