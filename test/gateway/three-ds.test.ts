@@ -91,6 +91,7 @@ describe('3-D Secure completion (the verbs behind /process/{uid})', () => {
       language: 'en',
       card: { brand: 'visa', last_4: '1097' },
       returnUrl: 'https://shop.example/done',
+      test: true,
     });
     expect((await threeDSecureStep(g.h, (await incomplete('4012000000001006')).uid))?.flow).toBe(
       'frictionless',
