@@ -7,8 +7,10 @@ import { type CabinetClient, signedIn } from './session.js';
 
 /** The cabinet's subscriptions: filters, paging, a subscription's timeline, cancelling, and its guards. */
 
-const idsOf = (html: string) => [
-  ...new Set([...html.matchAll(/href="\/cabinet\/subscriptions\/(sbs_[^"/?]+)"/g)].map((m) => m[1])),
+const idsOf = (html: string): string[] => [
+  ...new Set(
+    [...html.matchAll(/href="\/cabinet\/subscriptions\/(sbs_[^"/?]+)"/g)].map((m) => m[1] as string),
+  ),
 ];
 const nextOf = (html: string) => /<a href="([^"]+)" rel="next"/.exec(html)?.[1]?.replaceAll('&amp;', '&');
 
@@ -22,7 +24,7 @@ describe('cabinet subscriptions list', () => {
   let h: Harness;
   let shop: TestShop;
   let c: CabinetClient;
-  const subs: Record<string, { id: string; state: string; plan: { id: string } }> = {};
+  const subs = {} as Record<'a' | 'b' | 'c' | 'd', { id: string; state: string; plan: { id: string } }>;
 
   beforeAll(async () => {
     h = await harness();
@@ -59,9 +61,9 @@ describe('cabinet subscriptions list', () => {
   };
 
   it('shows every subscription newest first, with plan, e-mail, amount and state', async () => {
-    expect(subs.b?.state).toBe('failed');
+    expect(subs.b.state).toBe('failed');
     const res = await c.get('/cabinet/subscriptions');
-    expect(idsOf(res.body)).toEqual([subs.d?.id, subs.c?.id, subs.b?.id, subs.a?.id]);
+    expect(idsOf(res.body)).toEqual([subs.d.id, subs.c.id, subs.b.id, subs.a.id]);
     expect(res.body).toContain('bob@example.com');
     expect(res.body).toContain('Silver');
     expect(res.body).toContain('19.99 EUR');
@@ -70,7 +72,7 @@ describe('cabinet subscriptions list', () => {
   });
 
   it('narrows by each filter, and by several at once', async () => {
-    const { a, b, c: third, d } = subs as Required<typeof subs>;
+    const { a, b, c: third, d } = subs;
     expect(await list('?state=failed')).toEqual([b.id]);
     expect(await list('?state=redirecting')).toEqual([d.id]);
     expect(await list('?plan=Gold')).toEqual([third.id, a.id]);

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/db.js';
 
 export interface SubscriptionListFilter {
   state?: string;
-  /** A plan's id, or its exact title. */
+  /** A plan's id (pln_…), or its exact title. */
   plan?: string;
   email?: string;
   trackingId?: string;
@@ -46,8 +46,10 @@ export function subscriptionPage(
   if (filter.id !== undefined) add('s.id = ?', filter.id);
   if (filter.state !== undefined) add('s.state = ?', filter.state);
   if (filter.trackingId !== undefined) add('s.tracking_id = ?', filter.trackingId);
-  if (filter.plan !== undefined) {
-    add('s.plan_id IN (SELECT id FROM plans WHERE shop_id = $1 AND (id = ? OR title = ?))', filter.plan);
+  // A plan's id reads its own index; "id or title" in one condition would walk the shop's list instead.
+  if (filter.plan?.startsWith('pln_')) add('s.plan_id = ?', filter.plan);
+  else if (filter.plan !== undefined) {
+    add('s.plan_id IN (SELECT id FROM plans WHERE shop_id = $1 AND title = ?)', filter.plan);
   }
   if (filter.email !== undefined) {
     add(
