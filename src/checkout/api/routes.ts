@@ -50,7 +50,9 @@ export const ctpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { checkout: await getCtpCheckout(ctx, request.params.token) };
       } catch (err) {
         if (err instanceof ApiError && err.code === 'not_found')
-          return reply.code(404).send({ message: err.message });
+          // The platform's `{"message": "Record not found"}`, not wrapped in `response`, with Kopek's
+          // errors.base beside it (decisions.md: every 404 has the same shape).
+          return reply.code(404).send(err.toBody());
         throw err;
       }
     },
