@@ -41,7 +41,17 @@ describe('loadConfig', () => {
       notifyConcurrency: 32,
       notifyShopConcurrency: 4,
       notifyAllowPrivate: false,
+      trustProxy: false,
     });
+  });
+
+  it('believes forwarded headers only from the proxies TRUST_PROXY names', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY must be/);
   });
 
   it('treats blank values as unset', () => {
