@@ -89,7 +89,15 @@ export async function postNotification(out: Outgoing): Promise<Outcome> {
       error: 'the URL is not an absolute http(s) URL',
     };
   }
-  const signal = AbortSignal.timeout(out.timeoutMs);
+  // A timer cleared as soon as the exchange ends. AbortSignal.timeout's is never cleared: 10 s after
+  // every notification it fired and aborted the finished request's signal with a new DOMException
+  // (about 2 % of a deliverer's profile).
+  const controller = new AbortController();
+  const { signal } = controller;
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    out.timeoutMs,
+  );
   // Known once the headers are in: a 2xx whose body then stalls was still received.
   let statusCode: number | null = null;
   const chunks: Buffer[] = [];
@@ -118,5 +126,7 @@ export async function postNotification(out: Outgoing): Promise<Outcome> {
       response: statusCode === null ? null : kept(chunks),
       error: describe(err, signal.aborted, out.timeoutMs),
     };
+  } finally {
+    clearTimeout(timer);
   }
 }
