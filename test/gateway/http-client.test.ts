@@ -15,6 +15,23 @@ import { cardBody, card as subscriptionCard } from '../subscriptions/helpers.js'
 import { card, order, rejection } from './helpers.js';
 import { type GatewayProcess, startGatewayProcess } from './http-client-process.js';
 
+/** Presses "Pass authentication" on a 3-D Secure page over HTTP, with the cookie and CSRF token it set. */
+async function passOnPage(url: string): Promise<Response> {
+  const page = await fetch(url);
+  const cookie =
+    page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('kopek_csrf='))
+      ?.split(';')[0] ?? '';
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ _csrf: token, outcome: 'passed' }).toString(),
+    redirect: 'manual',
+  });
+}
+
 /**
  * The HTTP gateway client against a real second Kopek process (the gateway deployment), as the API
  * deployment uses it: through gatewayClient(ctx) with GATEWAY_URL pointing there and GATEWAY_TOKEN.
@@ -162,12 +179,7 @@ describe('gatewayClient(ctx) with GATEWAY_URL on another server', () => {
     const page = await fetch(t.redirect_url as string);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Pass authentication');
-    const done = await fetch(t.redirect_url as string, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=passed',
-      redirect: 'manual',
-    });
+    const done = await passOnPage(t.redirect_url as string);
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`https://shop.example/r?uid=${t.uid}&status=successful`);
     expect(await client.query(t.uid)).toMatchObject({ status: 'successful' });
@@ -193,11 +205,7 @@ describe('a subscription on the API deployment, charged by the gateway deploymen
     const sub = created.json();
     expect(sub).toMatchObject({ state: 'redirecting', last_transaction: { status: 'incomplete' } });
     expect(sub.last_transaction.redirect_url).toBe(`${gw.url}/process/${sub.last_transaction.uid}`);
-    const done = await fetch(sub.last_transaction.redirect_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'outcome=passed',
-    });
+    const done = await passOnPage(sub.last_transaction.redirect_url);
     expect(done.status).toBe(200);
     // With one store the gateway's page settles it; with two, this read asks the gateway over HTTP.
     const read = await send('GET', `/subscriptions/${sub.id}`);
