@@ -174,13 +174,17 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
   }
 
   const { c } = loaded;
-  const outcome = await payCtpCheckout(c, { card, customer: body, ip: request.ip });
+  const formTry = typeof body.try === 'string' && /^\d{1,9}$/.test(body.try) ? Number(body.try) : undefined;
+  const outcome = await payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry });
+  if (outcome.kind === 'unavailable') throw new PageProblem(503, 'unavailable', ctpLang(c.row));
   if (outcome.kind === 'invalid') {
     const lang = ctpLang(c.row);
     const csrf = reply.generateCsrf();
+    // The checkout as it is now: a try the gateway refused still counts, and the form names the next.
+    const now = (await loadCtpCheckout(services, token)) ?? c;
     const page = (
       <CtpFormPage
-        c={c}
+        c={now}
         csrf={csrf}
         shopName={await shopName(services, c.ctx.shop.id)}
         problems={formProblems(outcome.errors, lang)}

@@ -72,6 +72,7 @@ export function CtpFormPage(p: CtpFormProps) {
       <form method="post" action="/v2/checkout" novalidate>
         <CsrfField token={p.csrf} />
         <input type="hidden" name="token" value={row.token} />
+        <input type="hidden" name="try" value={String(row.tries)} />
         {shown.length > 0 && (
           <fieldset>
             <legend>{t.customer}</legend>

@@ -21,6 +21,9 @@ export interface CtpRow {
   message: string | null;
   gateway_response: { transaction: Record<string, unknown> } | null;
   transaction_uid: string | null;
+  /** How many tries at paying were claimed; the current (or last) try's key is `{token}-{tries}`. */
+  tries: number;
+  /** Set while a try is claimed and its outcome not yet recorded. */
   paying_until: Date | null;
   created_at: Date;
   expires_at: Date;
@@ -75,29 +78,47 @@ export async function findCtp(db: Queryable, token: string): Promise<CtpRow | un
 }
 
 /**
- * Claims the checkout for one try at paying, until `until`: only while it is unfinished, unexpired,
- * not waiting for a 3-D Secure step and not claimed by another try. A conditional UPDATE: of two
- * posts of one form, exactly one gets the row.
+ * Claims the checkout for one more try at paying, until `until`: only while it is unfinished,
+ * unexpired, not waiting for a 3-D Secure step and not claimed by another try (a claim whose process
+ * died stays until resolveStaleTry asked the gateway about it). A conditional UPDATE: of two posts of
+ * one form, exactly one gets the row. `formTry`, when the form names the try it was shown for, must
+ * still be the current one: a form posted twice after a decline makes one new try, not two.
  */
 export async function claimCtp(
   db: Queryable,
   token: string,
   now: Date,
   until: Date,
+  formTry?: number,
 ): Promise<CtpRow | undefined> {
   const [row] = await db.query<CtpRow>(
-    `UPDATE ctp_checkouts SET paying_until = $3
+    `UPDATE ctp_checkouts SET paying_until = $3, tries = tries + 1
      WHERE token = $1 AND finished_at IS NULL AND expires_at > $2
        AND status IS DISTINCT FROM 'incomplete'
-       AND (paying_until IS NULL OR paying_until <= $2)
+       AND paying_until IS NULL
+       AND ($4::int IS NULL OR tries = $4::int)
      RETURNING *`,
-    [token, now, until],
+    [token, now, until, formTry ?? null],
   );
   return row;
 }
 
-export async function releaseCtp(db: Queryable, token: string): Promise<void> {
-  await db.query('UPDATE ctp_checkouts SET paying_until = NULL WHERE token = $1', [token]);
+/** Lets go of try `tries` without an outcome: the gateway never took it. */
+export async function releaseCtp(db: Queryable, token: string, tries: number): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE ctp_checkouts SET paying_until = NULL WHERE token = $1 AND tries = $2 AND paying_until IS NOT NULL RETURNING token',
+    [token, tries],
+  );
+  return rows.length > 0;
+}
+
+/** Locks the checkout while try `tries` is still claimed and unanswered; undefined otherwise. */
+export async function lockClaimedTry(db: Tx, token: string, tries: number): Promise<CtpRow | undefined> {
+  const [row] = await db.query<CtpRow>(
+    'SELECT * FROM ctp_checkouts WHERE token = $1 AND tries = $2 AND paying_until IS NOT NULL FOR UPDATE',
+    [token, tries],
+  );
+  return row;
 }
 
 export interface CtpOutcome {
