@@ -25,6 +25,10 @@ async function shopWithPayments() {
   return { h, shop, api, pay, authorize, cab };
 }
 
+/** The UTC day `days` after `at`, as YYYY-MM-DD. */
+const dayOf = (at: Date, days: number) =>
+  new Date(at.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+
 const uidsIn = (html: string) =>
   [...html.matchAll(/href="\/cabinet\/payments\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
 
@@ -69,7 +73,7 @@ describe('cabinet payments list', () => {
   });
 
   it('filters by status, type, uid, tracking id and dates', async () => {
-    const { pay, authorize, cab } = await shopWithPayments();
+    const { h, pay, authorize, cab } = await shopWithPayments();
     const ok = await pay();
     const declined = await pay({ credit_card: { ...charge().credit_card, number: '4005550000000019' } });
     expect(declined.status).toBe('failed');
@@ -83,10 +87,11 @@ describe('cabinet payments list', () => {
     expect(uidsIn((await cab.get(`/cabinet/payments?uid=${ok.uid.toUpperCase()}`)).body)).toEqual([ok.uid]);
     const tracked = await cab.get(`/cabinet/payments?tracking_id=${encodeURIComponent(ok.tracking_id)}`);
     expect(uidsIn(tracked.body)).toEqual([ok.uid]);
-    // The shared clock starts on 15 January 2026 (UTC, the shop's zone).
-    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-15&to=2026-01-15')).body)).toHaveLength(3);
-    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-16')).body)).toHaveLength(0);
-    expect(uidsIn((await cab.get('/cabinet/payments?to=2026-01-14')).body)).toHaveLength(0);
+    // Days in the shop's zone (UTC), from the worker's shared clock wherever earlier files left it.
+    const today = dayOf(h.clock.now(), 0);
+    expect(uidsIn((await cab.get(`/cabinet/payments?from=${today}&to=${today}`)).body)).toHaveLength(3);
+    expect(uidsIn((await cab.get(`/cabinet/payments?from=${dayOf(h.clock.now(), 1)}`)).body)).toHaveLength(0);
+    expect(uidsIn((await cab.get(`/cabinet/payments?to=${dayOf(h.clock.now(), -1)}`)).body)).toHaveLength(0);
     // Malformed filters are shown on their fields, never a failure.
     const bad = await cab.get('/cabinet/payments?uid=nope&from=2026-13-45&status=weird&after=x');
     expect(bad.status).toBe(200);
@@ -134,16 +139,12 @@ describe('cabinet payments by date', () => {
     const before = await withClock(h, 2 * day, () => pay());
     const during = await withClock(h, 3 * day, () => pay());
     const after = await withClock(h, 4 * day, () => pay());
-    // 15 January plus three days is the 18th.
-    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-18&to=2026-01-18')).body)).toEqual([
-      during.uid,
-    ]);
-    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-18')).body)).toEqual([
-      after.uid,
-      during.uid,
-    ]);
-    expect(uidsIn((await cab.get('/cabinet/payments?to=2026-01-17')).body)).toEqual([before.uid]);
-    expect(uidsIn((await cab.get('/cabinet/payments?from=2026-01-20')).body)).toEqual([]);
+    const now = h.clock.now();
+    const third = dayOf(now, 3);
+    expect(uidsIn((await cab.get(`/cabinet/payments?from=${third}&to=${third}`)).body)).toEqual([during.uid]);
+    expect(uidsIn((await cab.get(`/cabinet/payments?from=${third}`)).body)).toEqual([after.uid, during.uid]);
+    expect(uidsIn((await cab.get(`/cabinet/payments?to=${dayOf(now, 2)}`)).body)).toEqual([before.uid]);
+    expect(uidsIn((await cab.get(`/cabinet/payments?from=${dayOf(now, 5)}`)).body)).toEqual([]);
   });
 });
 
