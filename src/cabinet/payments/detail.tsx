@@ -111,10 +111,7 @@ function Actions({ d, t }: { d: PaymentDetail; t: T }) {
       <h2 id="actions">{t.actions}</h2>
       <p class="action-links">
         {d.actions.map((a) => (
-          <a
-            class={a === 'capture' ? 'button primary' : 'button'}
-            href={`/cabinet/payments/${uid}/${a}`}
-          >
+          <a class={a === 'capture' ? 'button primary' : 'button'} href={`/cabinet/payments/${uid}/${a}`}>
             {t[a]}
           </a>
         ))}
