@@ -33,6 +33,7 @@ const AdvanceSummary = Type.Object({
     },
     { description: 'What ran on the way, summed over the runs' },
   ),
+  expired_checkouts: count('Checkout tokens that expired unpaid on the way, each announced at its expiry'),
 });
 
 const AdvanceInput = Type.Object(

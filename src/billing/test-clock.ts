@@ -3,6 +3,7 @@
  * it runs, in order, everything of the shop that falls due on the way, so a year of monthly billing
  * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
  */
+import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/expiry.js';
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
@@ -26,6 +27,8 @@ export interface AdvanceSummary {
   advanced_from: string;
   /** What ran on the way: billing runs and the sum of their outcomes. */
   billing: BillingSummary & { runs: number };
+  /** Checkout tokens that expired unpaid on the way, each announced at its expiry. */
+  expired_checkouts: number;
 }
 
 /** An advance that needs more billing runs than this is a plan with a tiny interval over years. */
@@ -67,11 +70,15 @@ function add(total: BillingSummary, run: BillingSummary): void {
 
 const idle = (s: BillingSummary) => Object.values(s).every((n) => n === 0);
 
+const earliest = (a: Date | undefined, b: Date | undefined) =>
+  a === undefined ? b?.getTime() : b === undefined ? a.getTime() : Math.min(a.getTime(), b.getTime());
+
 /**
  * Moves the shop's clock to the target of `input` (`{to}` or `{by}`), stopping at each instant
  * something falls due to bill it there: renewals, retries, the end of finite plans, open attempts
- * resolved. `services.clock` is real time; the shop's time is it plus the stored offset, which is
- * what the billing engine reads too.
+ * resolved, and checkout tokens expiring unpaid (announced as the expiry sweep would).
+ * `services.clock` is real time; the shop's time is it plus the stored offset, which is what the
+ * billing engine reads too.
  */
 export async function advanceTestClock(
   services: Services,
@@ -84,9 +91,13 @@ export async function advanceTestClock(
   const target = advanceTarget(input, from, shop.time_zone).getTime();
   const total = { ...emptySummary(), runs: 0 };
   let waits = 0;
+  let expiredCheckouts = 0;
   let previous: { due: number; idle: boolean } | undefined;
   for (;;) {
-    const due = (await nextDueOfShop(services.db, shopId))?.getTime();
+    const due = earliest(
+      await nextDueOfShop(services.db, shopId),
+      await nextExpiryOfShop(services.db, shopId),
+    );
     if (due === undefined || due > target) break;
     if (total.runs >= MAX_RUNS) {
       const offset = (await testShop(services.db, shopId)).clock_offset_ms;
@@ -101,14 +112,17 @@ export async function advanceTestClock(
     // Never backwards: something already overdue is billed at the shop's present time.
     await moveShopClock(services.db, shopId, due - realNow());
     const run = await billDue(services, { shopId });
+    const expired = await sweepExpiredCheckouts(services, shopId);
     add(total, run);
     total.runs++;
-    previous = { due, idle: idle(run) };
+    expiredCheckouts += expired;
+    previous = { due, idle: idle(run) && expired === 0 };
   }
   const offset = await moveShopClock(services.db, shopId, target - realNow());
   return {
     test_clock: view(services, offset, shop.time_zone),
     advanced_from: from.toISOString(),
     billing: total,
+    expired_checkouts: expiredCheckouts,
   };
 }

@@ -1,16 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Db, Tx } from '../db/db.js';
+import type { Db, Queryable, Tx } from '../db/db.js';
 import { eventInsert } from '../notifications/outbox.js';
 import { every } from '../periodic.js';
 import { findPlans } from '../plans/repository.js';
 import { toPlan } from '../plans/service.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { toSubscription } from '../subscriptions/view.js';
-import { claimExpiredCtps, EXPIRED_MESSAGE } from './api/repository.js';
+import { claimExpiredCtps, EXPIRED_MESSAGE, UNANNOUNCED_CTP } from './api/repository.js';
 import { ctpExpiryAnnouncement } from './api/service.js';
-import { claimExpiredCheckouts } from './repository.js';
+import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from './repository.js';
 
 /**
  * The expiry of checkout tokens nobody paid, announced once: a subscription's hosted page (to the
@@ -25,8 +25,8 @@ const BATCH = 100;
 
 export type SweepDeps = { db: Db; clock: Clock; config: Pick<Config, 'checkoutUrl'> };
 
-async function announceSubscriptionPages(tx: Tx, realNow: Date): Promise<number> {
-  const rows = await claimExpiredCheckouts(tx, realNow, BATCH);
+async function announceSubscriptionPages(tx: Tx, realNow: Date, shopId?: number): Promise<number> {
+  const rows = await claimExpiredCheckouts(tx, realNow, BATCH, shopId);
   for (const checkout of rows) {
     if (!checkout.subscription_id) continue;
     const sub = await findSubscription(tx, checkout.shop_id, checkout.subscription_id);
@@ -58,8 +58,8 @@ async function announceSubscriptionPages(tx: Tx, realNow: Date): Promise<number>
   return rows.length;
 }
 
-async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date): Promise<number> {
-  const rows = await claimExpiredCtps(tx, realNow, BATCH);
+async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date, shopId?: number): Promise<number> {
+  const rows = await claimExpiredCtps(tx, realNow, BATCH, shopId);
   for (const row of rows) {
     const s = eventInsert(ctpExpiryAnnouncement(row, deps.config.checkoutUrl, row.expires_at));
     await tx.query(s.sql, s.params);
@@ -67,19 +67,36 @@ async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date): Promise<num
   return rows.length;
 }
 
-/** Announces every expiry due now; returns how many tokens it announced. */
-export async function sweepExpiredCheckouts(deps: SweepDeps): Promise<number> {
+/**
+ * Announces every expiry due now (only `shopId`'s, when given: a test clock's advance); returns how
+ * many tokens it announced.
+ */
+export async function sweepExpiredCheckouts(deps: SweepDeps, shopId?: number): Promise<number> {
   let total = 0;
   for (;;) {
     const realNow = deps.clock.now();
     const n = await deps.db.tx(async (tx) => {
-      const pages = await announceSubscriptionPages(tx, realNow);
-      const ctps = await announceCtps(tx, deps, realNow);
+      const pages = await announceSubscriptionPages(tx, realNow, shopId);
+      const ctps = await announceCtps(tx, deps, realNow, shopId);
       return pages + ctps;
     });
     total += n;
     if (n === 0) return total;
   }
+}
+
+/**
+ * When the shop's next unannounced token expires (its own time), if any: where a test clock's advance
+ * stops to announce it. The same rows the sweep's claims take, so a stop always finds its work.
+ */
+export async function nextExpiryOfShop(db: Queryable, shopId: number): Promise<Date | undefined> {
+  const [row] = await db.query<{ at: Date | null }>(
+    `SELECT least(
+       (SELECT min(c.expires_at) FROM checkouts c WHERE c.shop_id = $1 AND ${UNANNOUNCED_PAGE}),
+       (SELECT min(c.expires_at) FROM ctp_checkouts c WHERE c.shop_id = $1 AND ${UNANNOUNCED_CTP})) AS at`,
+    [shopId],
+  );
+  return row?.at ?? undefined;
 }
 
 /** The sweep of a serving process, every `everyMs`. Returns the function that stops it. */

@@ -74,16 +74,24 @@ export async function completeCheckout(db: Queryable, token: string, now: Date):
  * marks them announced in the caller's transaction. Expired on the shop's own clock (a test shop's may
  * run ahead of `realNow`). SKIP LOCKED: instances sweeping at once each take different rows.
  */
-export async function claimExpiredCheckouts(db: Tx, realNow: Date, limit: number): Promise<CheckoutRow[]> {
+export async function claimExpiredCheckouts(
+  db: Tx,
+  realNow: Date,
+  limit: number,
+  shopId?: number,
+): Promise<CheckoutRow[]> {
   return db.query<CheckoutRow>(
     `UPDATE checkouts SET expiry_announced_at = $1
      WHERE token IN (
        SELECT c.token FROM checkouts c JOIN shops s ON s.id = c.shop_id
-       WHERE c.completed_at IS NULL AND c.expiry_announced_at IS NULL
+       WHERE ${UNANNOUNCED_PAGE} AND ($3::int IS NULL OR c.shop_id = $3::int)
          AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
        ORDER BY c.expires_at LIMIT $2
        FOR UPDATE OF c SKIP LOCKED)
      RETURNING *`,
-    [realNow, limit],
+    [realNow, limit, shopId ?? null],
   );
 }
+
+/** A subscription page whose expiry is still to be announced (when it expires unpaid). */
+export const UNANNOUNCED_PAGE = 'c.completed_at IS NULL AND c.expiry_announced_at IS NULL';

@@ -36,6 +36,7 @@ describe('POST /test_clock/advance', () => {
           resolved: 0,
           ended: 0,
         },
+        expired_checkouts: 0,
       });
       const sub = (await s.api.get(`/subscriptions/${created.id}`)).body;
       expect(sub).toMatchObject({

@@ -168,19 +168,27 @@ export async function settleCtp(
  * Claims checkouts that expired unpaid and were not announced, marks them expired (status `error`,
  * "Token is expired.") and announced; each on its shop's clock. SKIP LOCKED, as the subscription pages.
  */
-export async function claimExpiredCtps(db: Tx, realNow: Date, limit: number): Promise<CtpRow[]> {
+export async function claimExpiredCtps(
+  db: Tx,
+  realNow: Date,
+  limit: number,
+  shopId?: number,
+): Promise<CtpRow[]> {
   return db.query<CtpRow>(
     `UPDATE ctp_checkouts SET expiry_announced_at = $1, status = 'error', message = $3
      WHERE token IN (
        SELECT c.token FROM ctp_checkouts c JOIN shops s ON s.id = c.shop_id
-       WHERE c.finished_at IS NULL AND c.expiry_announced_at IS NULL
-         AND (c.status IS NULL OR c.status IN ('failed', 'error'))
+       WHERE ${UNANNOUNCED_CTP} AND ($4::int IS NULL OR c.shop_id = $4::int)
          AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
        ORDER BY c.expires_at LIMIT $2
        FOR UPDATE OF c SKIP LOCKED)
      RETURNING *`,
-    [realNow, limit, EXPIRED_MESSAGE],
+    [realNow, limit, EXPIRED_MESSAGE, shopId ?? null],
   );
 }
+
+/** A checkout whose expiry is still to be announced (when it expires unpaid, not waiting for a bank). */
+export const UNANNOUNCED_CTP =
+  "c.finished_at IS NULL AND c.expiry_announced_at IS NULL AND (c.status IS NULL OR c.status IN ('failed', 'error'))";
 
 export const EXPIRED_MESSAGE = 'Token is expired.';
