@@ -164,7 +164,7 @@ describe('cabinet settings', () => {
       expect(none.body).toContain('Enter a whole number from 1 to 1000, or a date.');
       const past = await c.post('/cabinet/test-clock', { amount: '', unit: 'days', to: '2025-06-01' });
       expect(past.status).toBe(422);
-      expect(past.body).toContain('must move the clock forward');
+      expect(past.body).toContain('The clock only moves forward');
       const huge = await c.post('/cabinet/test-clock', { amount: '99999', unit: 'years', to: '' });
       expect(huge.status).toBe(422);
       expect((await findShopRow(h.db, s.shop.shop.id))?.clock_offset_ms).toBe(0);

@@ -161,11 +161,22 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
       if (!(err instanceof ApiError) || err.status !== 422) throw err;
       const tree: ErrorTree = err.errors;
       const msg = (k: string) => (Array.isArray(tree[k]) ? (tree[k] as string[]).join('; ') : undefined);
+      // The verb's reasons in the page's language; a reason it has no words for is shown as it is.
+      const say = (m: string | undefined) =>
+        m === undefined
+          ? undefined
+          : m.includes('forward')
+            ? t.notForward
+            : m.includes('year')
+              ? t.tooFar
+              : m;
+      const by = msg('by');
+      const to = say(msg('to'));
       const base = msg('base');
       return refuse({
-        ...(msg('by') ? { amount: msg('by') } : {}),
-        ...(msg('to') ? { to: msg('to') } : {}),
-        ...(base ? { base } : {}),
+        ...(by ? { amount: t.amountInvalid } : {}),
+        ...(to ? { to } : {}),
+        ...(base ? { base: base.includes('billing runs') ? t.tooFar : base } : {}),
       });
     } finally {
       // As POST /test_clock/advance: the API sees the shop's new time at once.
