@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ApiError } from '../../core/errors.js';
+import type { ErrorBody, ErrorTree } from '../../core/errors.js';
 import { gatewayErrorBody } from '../../gateway/error-body.js';
 import { ctxOf } from '../../http/ctx.js';
 import { createCtpCheckout, getCtpCheckout } from './service.js';
@@ -9,10 +9,27 @@ import { createCtpCheckout, getCtpCheckout } from './service.js';
  * The platform's checkout API: `POST /ctp/api/checkouts` opens a hosted page for one payment,
  * authorization or card tokenization; `GET /ctp/api/checkouts/{token}` tells how it went. Errors in
  * the gateway's shape (`{"response": {message, errors}}`), as the platform answers them; an unknown
- * token is the platform's `{"message": "Record not found"}`.
+ * token is exactly the platform's `{"message": "Record not found"}`.
  */
 
 const config = { errorEnvelope: gatewayErrorBody };
+const NOT_FOUND = 'Record not found';
+
+/**
+ * GET's errors: an unknown token (any token, however malformed) is exactly the platform's
+ * `{"message": "Record not found"}` (decisions.md, Checkout API), not wrapped in `response` and with
+ * nothing beside it; every other error in the gateway's shape.
+ */
+const readConfig = {
+  errorEnvelope: (body: ErrorBody) =>
+    body.message === NOT_FOUND && isNotFound(body.errors) ? { message: NOT_FOUND } : gatewayErrorBody(body),
+};
+const isNotFound = (errors: ErrorTree) => {
+  const keys = Object.keys(errors);
+  const base = errors.base;
+  return keys.length === 1 && Array.isArray(base) && base.length === 1 && base[0] === NOT_FOUND;
+};
+
 const tags = ['checkout'];
 
 export const ctpRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -37,24 +54,13 @@ export const ctpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/ctp/api/checkouts/:token',
     {
-      config,
+      config: readConfig,
       schema: {
         tags,
         summary: 'A checkout: finished, expired, its status and the transaction it made',
         params: Type.Object({ token: Type.String() }),
       },
     },
-    async (request, reply) => {
-      const ctx = ctxOf(request);
-      try {
-        return { checkout: await getCtpCheckout(ctx, request.params.token) };
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'not_found')
-          // The platform's `{"message": "Record not found"}`, not wrapped in `response`, with Kopek's
-          // errors.base beside it (decisions.md: every 404 has the same shape).
-          return reply.code(404).send(err.toBody());
-        throw err;
-      }
-    },
+    async (request) => ({ checkout: await getCtpCheckout(ctxOf(request), request.params.token) }),
   );
 };
