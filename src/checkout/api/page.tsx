@@ -2,6 +2,7 @@ import { returnUrlWithResult } from '../../gateway/process-page.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang, pageLang } from '../../pages/lang.js';
+import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type CustomerField, type FormProblems } from '../form-errors.js';
 import { CheckoutFrame, FormErrors, type ResultProps } from '../pages.js';
 import { checkoutTexts } from '../texts.js';
@@ -63,7 +64,7 @@ export function CtpFormPage(p: CtpFormProps) {
       {declined && (
         <div class="error-summary" role="alert">
           <h2>{t.declinedTitle}</h2>
-          <p>{fill(t.declinedText, { message: row.message ?? '' })}</p>
+          <p>{fill(t.declinedText, { message: bankMessage(row.message, lang) })}</p>
           <p>{t.tryAgain}</p>
           {left !== null && <p>{fill(t.attemptsLeft, { n: left })}</p>}
         </div>
@@ -179,7 +180,7 @@ export function ctpResult(c: CtpCheckout, selfUrl: string): ResultProps {
     test,
     tone: 'bad',
     title: t.declinedTitle,
-    lines: [fill(t.declinedText, { message: row.message ?? '' })],
+    lines: [fill(t.declinedText, { message: bankMessage(row.message, lang) })],
     details,
     continueUrl: back && withToken(back, row, status),
     autoContinue: true,

@@ -5,6 +5,7 @@ import type { Plan } from '../../plans/service.js';
 import { returnUrlWithId } from '../../subscriptions/charge.js';
 import type { SubscriptionRow } from '../../subscriptions/repository.js';
 import { firstSchedule } from '../../subscriptions/schedule.js';
+import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type FormProblems } from '../form-errors.js';
 import { CheckoutFrame, FormErrors, type ResultProps, shopDate } from '../pages.js';
 import { checkoutTexts, periodText } from '../texts.js';
@@ -195,7 +196,7 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
     test,
     tone: 'bad',
     title: t.declinedTitle,
-    lines: [fill(t.declinedText, { message }), t.subscriptionFailedText],
+    lines: [fill(t.declinedText, { message: bankMessage(message, lang) }), t.subscriptionFailedText],
     ...(cardRow ? { details: [cardRow] } : {}),
     continueUrl: back,
   };
