@@ -24,8 +24,9 @@ function shopIdArg(text: string | undefined, option: string): number {
 
 /** "365 days 2 h 5 min": how far a test clock runs ahead of real time. */
 function aheadBy(seconds: number): string {
-  // Rounded: the real time an advance itself takes (milliseconds) is not worth a line of its own.
-  const s = Math.round(seconds);
+  // Rounded to the minute: an advance lands the clock on its target, so the offset is short by the
+  // real time the advance took (a second or more on a busy machine), which is not worth a line.
+  const s = Math.round(seconds / 60) * 60;
   const parts = [
     [Math.floor(s / 86_400), 'day'],
     [Math.floor((s % 86_400) / 3600), 'h'],
