@@ -156,7 +156,8 @@ describe('cabinet payments, products, customers and proofs in Chromium', () => {
         'Guitar lessons <script>alert(1)</script>',
       );
       await page.locator('button[data-copy="pay-url"]').click();
-      await expect(page.locator('#pay-url-copied').textContent()).resolves.toBe('Copied to the clipboard.');
+      // The clipboard answers asynchronously: wait for the live region to say so.
+      await page.locator('#pay-url-copied', { hasText: 'Copied to the clipboard.' }).waitFor();
       await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(res.body.pay_url);
       await kit.screenshot(page, 'cabinet-product');
     });
