@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/db/migrate.js';
 import { client, harness, newShop } from '../harness.js';
+import { EMBEDDED_ONLY } from './kopek-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -59,7 +60,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('kopek CLI', { timeout: 120_000 }, () => {
+describe('kopek CLI', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   const secret = randomBytes(32).toString('hex');
 
   it('migrate applies every migration to a fresh store and exits 0', async () => {

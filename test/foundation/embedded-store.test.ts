@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   alive,
   cleanUp,
+  EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
   kopek,
@@ -66,7 +67,7 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-describe('a running server and the CLI on one embedded store', { timeout: 180_000 }, () => {
+describe('a running server and the CLI on one embedded store', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
   let dir: string;
   let port: number;
   let env: NodeJS.ProcessEnv;
@@ -127,7 +128,7 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
   });
 });
 
-describe('the DATA_DIR lock', { timeout: 120_000 }, () => {
+describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   it('a live holder that does not answer: the CLI says so, exits 3 and changes nothing', async () => {
     const dir = tempDir();
     // This test process is alive and is no Kopek server.
@@ -189,7 +190,7 @@ describe('the DATA_DIR lock', { timeout: 120_000 }, () => {
   });
 });
 
-describe('stopping a server started through npm', { timeout: 120_000 }, () => {
+describe('stopping a server started through npm', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   afterEach(() => cleanUp());
 
   // The process a user starts is the one that stops: nothing may stay behind holding the store.

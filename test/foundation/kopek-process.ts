@@ -105,3 +105,9 @@ export function cleanUp(): void {
   }
   started.clear();
 }
+
+/**
+ * These tests run `kopek` on its embedded store whatever DATABASE_URL says, so the PostgreSQL pass
+ * of the suite would only repeat the PGlite pass: they run once, in the PGlite pass.
+ */
+export const EMBEDDED_ONLY = { skip: Boolean(process.env.DATABASE_URL) } as const;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cleanUp,
+  EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
   kopek,
@@ -30,7 +31,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('kopek clock and shop update alone', { timeout: 180_000 }, () => {
+describe('kopek clock and shop update alone', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(() => {
     env = embeddedEnv(tempDir());
@@ -70,7 +71,10 @@ describe('kopek clock and shop update alone', { timeout: 180_000 }, () => {
   });
 });
 
-describe('kopek clock and shop update through a running server', { timeout: 180_000 }, () => {
+describe('kopek clock and shop update through a running server', {
+  timeout: 180_000,
+  ...EMBEDDED_ONLY,
+}, () => {
   let env: NodeJS.ProcessEnv;
   let server: Started;
   let base: string;
