@@ -29,6 +29,8 @@ export interface FieldProps {
   placeholder?: string;
   /** Extra class for layout (e.g. "short"). */
   size?: 'short' | 'wide';
+  /** A choice among these (value, label) pairs: the field is a select with `value` chosen. */
+  options?: ReadonlyArray<readonly [value: string, label: string]>;
 }
 
 // Preact's input types narrow attributes by `type`; a field chooses its type at run time.
@@ -50,24 +52,61 @@ function inputAttributes(p: FieldProps, id: string, described: string): Record<s
   };
 }
 
-/** One labelled input with its hint and error, tied together for screen readers. */
+/** The ids of a control's hint and error, for its aria-describedby. */
+export function describedBy(id: string, hint: unknown, error: unknown): string | undefined {
+  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+}
+
+/** The hint and the error under a control, with the ids its aria-describedby names. */
+export function FieldNotes({
+  id,
+  hint,
+  error,
+}: {
+  id: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+}) {
+  return (
+    <>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** One labelled input (or, given options, a select) with its hint and error, tied together for screen readers. */
 export function Field(p: FieldProps) {
   const id = `f-${p.name}`;
-  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const described = describedBy(id, p.hint, p.error) ?? '';
   return (
     <div class={`field${p.size ? ` ${p.size}` : ''}${p.error ? ' invalid' : ''}`}>
       <label for={id}>{p.label}</label>
-      <input {...inputAttributes(p, id, described)} />
-      {p.hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </p>
+      {p.options ? (
+        <select
+          id={id}
+          name={p.name}
+          aria-invalid={p.error ? 'true' : undefined}
+          aria-describedby={described || undefined}
+        >
+          {p.options.map(([value, label]) => (
+            <option value={value} selected={value === (p.value ?? '')}>
+              {label}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input {...inputAttributes(p, id, described)} />
       )}
-      {p.error && (
-        <p class="error" id={`${id}-error`}>
-          {p.error}
-        </p>
-      )}
+      <FieldNotes id={id} hint={p.hint} error={p.error} />
     </div>
   );
 }

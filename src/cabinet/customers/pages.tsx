@@ -3,6 +3,7 @@ import { Details, Field, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import type { PaymentStatus, PaymentType } from '../payments/repository.js';
 import { paymentTexts } from '../payments/texts.js';
@@ -39,7 +40,7 @@ export function CustomersPage({
   const c = cabinetTexts(cabinet.lang);
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="customers">
-      <form method="get" action="/cabinet/customers" class="filters" aria-label={t.searchLabel}>
+      <FilterBar action="/cabinet/customers" label={t.searchLabel} active={Boolean(q)} lang={cabinet.lang}>
         <Field
           name="q"
           label={t.search}
@@ -49,42 +50,25 @@ export function CustomersPage({
           maxLength={254}
           size="wide"
         />
-        <button type="submit">{c.filter}</button>
-        {q && <a href="/cabinet/customers">{c.reset}</a>}
-      </form>
-      {rows.length === 0 ? (
-        <p>{q ? t.none : c.empty}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{t.caption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.id}</th>
-                <th scope="col">{t.email}</th>
-                <th scope="col">{t.name}</th>
-                <th scope="col">{t.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <td>
-                    <a href={`/cabinet/customers/${r.id}`} class="copy">
-                      {r.id}
-                    </a>
-                  </td>
-                  <td>{r.email}</td>
-                  <td>{fullName(r)}</td>
-                  <td>
-                    <When at={r.created_at} cabinet={cabinet} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterBar>
+      <ListTable
+        caption={t.caption}
+        empty={q ? t.none : c.empty}
+        rows={rows}
+        columns={[
+          {
+            label: t.id,
+            cell: (r) => (
+              <a href={`/cabinet/customers/${r.id}`} class="copy">
+                {r.id}
+              </a>
+            ),
+          },
+          { label: t.email, cell: (r) => r.email },
+          { label: t.name, cell: (r) => fullName(r) },
+          { label: t.created, cell: (r) => <When at={r.created_at} cabinet={cabinet} /> },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/customers" query={{ q }} next={next} />
     </CabinetPage>
   );
@@ -132,91 +116,58 @@ export function CustomerPage({
       </section>
       <section aria-labelledby="subscriptions">
         <h2 id="subscriptions">{t.subscriptions}</h2>
-        {subscriptions.length === 0 ? (
-          <p>{t.noSubscriptions}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t.id}</th>
-                  <th scope="col">{t.plan}</th>
-                  <th scope="col">{t.state}</th>
-                  <th scope="col" class="num">
-                    {t.amount}
-                  </th>
-                  <th scope="col">{t.created}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {subscriptions.map((s) => (
-                  <tr>
-                    <td>
-                      <a href={`/cabinet/subscriptions/${s.id}`} class="copy">
-                        {s.id}
-                      </a>
-                    </td>
-                    <td>{s.title}</td>
-                    <td>
-                      <Badge state={s.state}>{s.state.replace(/_/g, ' ')}</Badge>
-                    </td>
-                    <td class="num">
-                      <Money amount={Number(s.amount)} currency={s.currency} />
-                    </td>
-                    <td>
-                      <When at={s.created_at} cabinet={cabinet} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          empty={t.noSubscriptions}
+          rows={subscriptions}
+          columns={[
+            {
+              label: t.id,
+              cell: (s) => (
+                <a href={`/cabinet/subscriptions/${s.id}`} class="copy">
+                  {s.id}
+                </a>
+              ),
+            },
+            { label: t.plan, cell: (s) => s.title },
+            { label: t.state, cell: (s) => <Badge state={s.state}>{s.state.replace(/_/g, ' ')}</Badge> },
+            {
+              label: t.amount,
+              num: true,
+              cell: (s) => <Money amount={Number(s.amount)} currency={s.currency} />,
+            },
+            { label: t.created, cell: (s) => <When at={s.created_at} cabinet={cabinet} /> },
+          ]}
+        />
         {subscriptions.length >= limit && <p class="muted">{fill(t.more, { n: limit })}</p>}
       </section>
       <section aria-labelledby="payments">
         <h2 id="payments">{t.payments}</h2>
         <p>{t.paymentsIntro}</p>
-        {payments.length === 0 ? (
-          <p>{t.noPayments}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t.created}</th>
-                  <th scope="col">{t.id}</th>
-                  <th scope="col">{t.type}</th>
-                  <th scope="col">{t.status}</th>
-                  <th scope="col" class="num">
-                    {t.amount}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {payments.map((r) => (
-                  <tr>
-                    <td>
-                      <When at={r.created_at} cabinet={cabinet} />
-                    </td>
-                    <td>
-                      <a href={`/cabinet/payments/${r.uid}`} class="copy">
-                        {shortUid(r.uid)}
-                      </a>
-                    </td>
-                    <td>{p[`ty_${r.type as PaymentType}`] ?? r.type}</td>
-                    <td>
-                      <Badge state={r.status}>{p[`st_${r.status as PaymentStatus}`] ?? r.status}</Badge>
-                    </td>
-                    <td class="num">
-                      <Money amount={Number(r.amount)} currency={r.currency} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          empty={t.noPayments}
+          rows={payments}
+          columns={[
+            { label: t.created, cell: (r) => <When at={r.created_at} cabinet={cabinet} /> },
+            {
+              label: t.id,
+              cell: (r) => (
+                <a href={`/cabinet/payments/${r.uid}`} class="copy">
+                  {shortUid(r.uid)}
+                </a>
+              ),
+            },
+            { label: t.type, cell: (r) => p[`ty_${r.type as PaymentType}`] ?? r.type },
+            {
+              label: t.status,
+              cell: (r) => <Badge state={r.status}>{p[`st_${r.status as PaymentStatus}`] ?? r.status}</Badge>,
+            },
+            {
+              label: t.amount,
+              num: true,
+              cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+            },
+          ]}
+        />
         {payments.length >= limit && <p class="muted">{fill(t.more, { n: limit })}</p>}
       </section>
     </CabinetPage>

@@ -3,9 +3,9 @@ import { Details, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { FilterBar, type ListPageProps, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
-import { Select, When, zoneLabel } from '../settings/controls.js';
-import { cabinetTexts } from '../texts.js';
+import { When, zoneLabel } from '../settings/controls.js';
 import type { EmailListRow } from './repository.js';
 import { EMAIL_KINDS, EMAIL_STATUSES, emailTexts } from './texts.js';
 
@@ -23,31 +23,27 @@ export function EmailStatusBadge({ status, t }: { status: string; t: T }) {
   return <span class={`badge ${status}`}>{label(t, status)}</span>;
 }
 
-export function EmailListPage(p: {
-  cabinet: CabinetContext;
-  query: EmailQuery;
-  rows: EmailListRow[];
-  next: number | undefined;
-  errors: { status?: string | undefined; kind?: string | undefined };
-  now: Date;
-}) {
+export function EmailListPage(
+  p: ListPageProps<EmailQuery, EmailListRow> & {
+    errors: { status?: string | undefined; kind?: string | undefined };
+  },
+) {
   const { cabinet, query } = p;
   const t = emailTexts(cabinet.lang);
-  const c = cabinetTexts(cabinet.lang);
   const zone = cabinet.shop.timeZone;
   const filtered = query.status !== '' || query.kind !== '' || query.to !== '';
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="emails">
       <p class="muted">{t.intro}</p>
-      <form method="get" action="/cabinet/emails" class="filters">
-        <Select
+      <FilterBar action="/cabinet/emails" active={filtered} lang={cabinet.lang}>
+        <Field
           name="status"
           label={t.status}
           value={query.status}
           options={[['', t.any], ...EMAIL_STATUSES.map((s) => [s, label(t, s)] as const)]}
           error={p.errors.status}
         />
-        <Select
+        <Field
           name="kind"
           label={t.kind}
           value={query.kind}
@@ -62,46 +58,22 @@ export function EmailListPage(p: {
           hint={t.recipientHint}
           maxLength={254}
         />
-        <button type="submit">{c.filter}</button>
-        {filtered && <a href="/cabinet/emails">{c.reset}</a>}
-      </form>
-      {p.rows.length === 0 ? (
-        <p class="empty">{filtered ? t.none : t.noneAtAll}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">{fill(t.times, { zone: zoneLabel(zone, p.now) })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.subject}</th>
-                <th scope="col">{t.recipient}</th>
-                <th scope="col">{t.kind}</th>
-                <th scope="col">{t.language}</th>
-                <th scope="col">{t.status}</th>
-                <th scope="col">{t.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.rows.map((e) => (
-                <tr>
-                  <td>
-                    <a href={`/cabinet/emails/${e.id}`}>{e.subject}</a>
-                  </td>
-                  <td class="copy">{e.recipient}</td>
-                  <td>{label(t, e.kind)}</td>
-                  <td>{e.language}</td>
-                  <td>
-                    <EmailStatusBadge status={e.status} t={t} />
-                  </td>
-                  <td>
-                    <When at={e.created_at} zone={zone} lang={cabinet.lang} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterBar>
+      <ListTable
+        caption={fill(t.times, { zone: zoneLabel(zone, p.now) })}
+        captionClass="muted"
+        empty={filtered ? t.none : t.noneAtAll}
+        emptyClass="empty"
+        rows={p.rows}
+        columns={[
+          { label: t.subject, cell: (e) => <a href={`/cabinet/emails/${e.id}`}>{e.subject}</a> },
+          { label: t.recipient, cellClass: 'copy', cell: (e) => e.recipient },
+          { label: t.kind, cell: (e) => label(t, e.kind) },
+          { label: t.language, cell: (e) => e.language },
+          { label: t.status, cell: (e) => <EmailStatusBadge status={e.status} t={t} /> },
+          { label: t.created, cell: (e) => <When at={e.created_at} zone={zone} lang={cabinet.lang} /> },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/emails" query={{ ...query }} next={p.next} />
     </CabinetPage>
   );

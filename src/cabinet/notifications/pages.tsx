@@ -3,9 +3,9 @@ import { CsrfField, Details, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { FilterBar, type ListPageProps, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
-import { Select, When, zoneLabel } from '../settings/controls.js';
-import { cabinetTexts } from '../texts.js';
+import { When, zoneLabel } from '../settings/controls.js';
 import { notificationTexts } from './texts.js';
 
 export interface ListQuery {
@@ -30,24 +30,18 @@ export function StatusBadge({ status, lang }: { status: string; lang: CabinetCon
   return <span class={`badge ${status}`}>{label}</span>;
 }
 
-export function NotificationListPage(p: {
-  cabinet: CabinetContext;
-  query: ListQuery;
-  rows: NotificationView[];
-  next: number | undefined;
-  statusError?: string | undefined;
-  now: Date;
-}) {
+export function NotificationListPage(
+  p: ListPageProps<ListQuery, NotificationView> & { statusError?: string | undefined },
+) {
   const { cabinet, query } = p;
   const t = notificationTexts(cabinet.lang);
-  const c = cabinetTexts(cabinet.lang);
   const zone = cabinet.shop.timeZone;
   const filtered = query.status !== '' || query.event !== '' || query.resource_id !== '';
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="notifications">
       <p class="muted">{t.intro}</p>
-      <form method="get" action="/cabinet/notifications" class="filters">
-        <Select
+      <FilterBar action="/cabinet/notifications" active={filtered} lang={cabinet.lang}>
+        <Field
           name="status"
           label={t.status}
           value={query.status}
@@ -62,58 +56,35 @@ export function NotificationListPage(p: {
           hint={t.resourceHint}
           maxLength={100}
         />
-        <button type="submit">{c.filter}</button>
-        {filtered && <a href="/cabinet/notifications">{c.reset}</a>}
-      </form>
-      {p.rows.length === 0 ? (
-        <p class="empty">{filtered ? t.none : t.noneAtAll}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="muted">{fill(t.times, { zone: zoneLabel(zone, p.now) })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.id}</th>
-                <th scope="col">{t.event}</th>
-                <th scope="col">{t.resource}</th>
-                <th scope="col">{t.status}</th>
-                <th scope="col" class="num">
-                  {t.attempts}
-                </th>
-                <th scope="col">{t.nextAttempt}</th>
-                <th scope="col">{t.created}</th>
-                <th scope="col">{t.url}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.rows.map((n) => (
-                <tr>
-                  <td>
-                    <a href={`/cabinet/notifications/${n.id}`}>{n.id}</a>
-                  </td>
-                  <td>{n.event}</td>
-                  <td class="copy">
-                    <a href={`/cabinet/notifications?resource_id=${encodeURIComponent(n.resource_id)}`}>
-                      {n.resource_id}
-                    </a>
-                  </td>
-                  <td>
-                    <StatusBadge status={n.status} lang={cabinet.lang} />
-                  </td>
-                  <td class="num">{n.attempt_count}</td>
-                  <td>
-                    <When at={n.next_attempt_at} zone={zone} lang={cabinet.lang} />
-                  </td>
-                  <td>
-                    <When at={n.created_at} zone={zone} lang={cabinet.lang} />
-                  </td>
-                  <td class="copy url">{n.url}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterBar>
+      <ListTable
+        caption={fill(t.times, { zone: zoneLabel(zone, p.now) })}
+        captionClass="muted"
+        empty={filtered ? t.none : t.noneAtAll}
+        emptyClass="empty"
+        rows={p.rows}
+        columns={[
+          { label: t.id, cell: (n) => <a href={`/cabinet/notifications/${n.id}`}>{n.id}</a> },
+          { label: t.event, cell: (n) => n.event },
+          {
+            label: t.resource,
+            cellClass: 'copy',
+            cell: (n) => (
+              <a href={`/cabinet/notifications?resource_id=${encodeURIComponent(n.resource_id)}`}>
+                {n.resource_id}
+              </a>
+            ),
+          },
+          { label: t.status, cell: (n) => <StatusBadge status={n.status} lang={cabinet.lang} /> },
+          { label: t.attempts, num: true, cell: (n) => n.attempt_count },
+          {
+            label: t.nextAttempt,
+            cell: (n) => <When at={n.next_attempt_at} zone={zone} lang={cabinet.lang} />,
+          },
+          { label: t.created, cell: (n) => <When at={n.created_at} zone={zone} lang={cabinet.lang} /> },
+          { label: t.url, cellClass: 'copy url', cell: (n) => n.url },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/notifications" query={{ ...query }} next={p.next} />
     </CabinetPage>
   );
@@ -170,48 +141,27 @@ export function NotificationPage(p: {
         </p>
       </form>
       <h2>{t.attemptList}</h2>
-      {attempts.length === 0 ? (
-        <p class="empty">{t.noAttempts}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  {t.n}
-                </th>
-                <th scope="col">{t.at}</th>
-                <th scope="col">{t.code}</th>
-                <th scope="col" class="num">
-                  {t.duration}
-                </th>
-                <th scope="col">{t.answer}</th>
-                <th scope="col">{t.error}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...attempts].reverse().map((a) => (
-                <tr>
-                  <td class="num">{a.n}</td>
-                  <td>{when(a.at)}</td>
-                  <td>
-                    {a.status_code === null ? (
-                      <span class="badge failed">{t.noAnswer}</span>
-                    ) : (
-                      <span class={`badge ${a.status_code < 300 ? 'delivered' : 'failed'}`}>
-                        {a.status_code}
-                      </span>
-                    )}
-                  </td>
-                  <td class="num">{fill(t.ms, { n: a.duration_ms })}</td>
-                  <td>{a.response ? <pre class="answer">{a.response}</pre> : '—'}</td>
-                  <td>{a.error ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        empty={t.noAttempts}
+        emptyClass="empty"
+        rows={[...attempts].reverse()}
+        columns={[
+          { label: t.n, num: true, cell: (a) => a.n },
+          { label: t.at, cell: (a) => when(a.at) },
+          {
+            label: t.code,
+            cell: (a) =>
+              a.status_code === null ? (
+                <span class="badge failed">{t.noAnswer}</span>
+              ) : (
+                <span class={`badge ${a.status_code < 300 ? 'delivered' : 'failed'}`}>{a.status_code}</span>
+              ),
+          },
+          { label: t.duration, num: true, cell: (a) => fill(t.ms, { n: a.duration_ms }) },
+          { label: t.answer, cell: (a) => (a.response ? <pre class="answer">{a.response}</pre> : '—') },
+          { label: t.error, cell: (a) => a.error ?? '—' },
+        ]}
+      />
       <h2>{t.payload}</h2>
       <pre>{JSON.stringify(n.payload, null, 2)}</pre>
       <h2>{t.headers}</h2>

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { Field, Money } from '../../pages/components.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { cabinetTexts } from '../texts.js';
 import {
@@ -13,7 +14,7 @@ import {
   type PaymentType,
 } from './repository.js';
 import { paymentTexts } from './texts.js';
-import { Badge, CardSummary, queryText, Select, shortUid, When } from './view.js';
+import { Badge, CardSummary, queryText, shortUid, When } from './view.js';
 
 /** The payments list: filters (a GET form, so a filtered list is a link), the table, the pager. */
 
@@ -81,14 +82,14 @@ export function PaymentsPage({
   const filtered = Object.entries(q.raw).some(([k, v]) => k !== 'after' && v !== undefined);
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="payments">
-      <form method="get" action="/cabinet/payments" class="filters" aria-label={t.filters}>
-        <Select
+      <FilterBar action="/cabinet/payments" label={t.filters} active={filtered} lang={cabinet.lang}>
+        <Field
           name="status"
           label={t.status}
           value={q.filters.status}
           options={[['', t.any], ...PAYMENT_STATUSES.map((s): [string, string] => [s, t[`st_${s}`]])]}
         />
-        <Select
+        <Field
           name="type"
           label={t.type}
           value={q.filters.type}
@@ -98,59 +99,39 @@ export function PaymentsPage({
         <Field name="tracking_id" label={t.trackingId} value={q.raw.tracking_id} maxLength={255} />
         <Field name="from" label={t.from} type="date" value={q.raw.from} error={q.errors.from} />
         <Field name="to" label={t.to} type="date" value={q.raw.to} error={q.errors.to} />
-        <button type="submit">{c.filter}</button>
-        {filtered && <a href="/cabinet/payments">{c.reset}</a>}
-      </form>
-      {rows.length === 0 ? (
-        <p>{filtered ? t.none : c.empty}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{t.caption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.created}</th>
-                <th scope="col">{t.uid}</th>
-                <th scope="col">{t.type}</th>
-                <th scope="col">{t.status}</th>
-                <th scope="col" class="num">
-                  {t.amount}
-                </th>
-                <th scope="col">{t.description}</th>
-                <th scope="col">{t.card}</th>
-                <th scope="col">{t.trackingId}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <td>
-                    <When at={r.created_at} cabinet={cabinet} />
-                  </td>
-                  <td>
-                    <a href={`/cabinet/payments/${r.uid}`} class="copy" aria-label={`${t.uid} ${r.uid}`}>
-                      {shortUid(r.uid)}
-                    </a>
-                    {r.test && <span class="badge test">{t.test}</span>}
-                  </td>
-                  <td>{t[`ty_${r.type as PaymentType}`] ?? r.type}</td>
-                  <td>
-                    <Badge state={r.status}>{t[`st_${r.status as PaymentStatus}`] ?? r.status}</Badge>
-                  </td>
-                  <td class="num">
-                    <Money amount={Number(r.amount)} currency={r.currency} />
-                  </td>
-                  <td>{r.description}</td>
-                  <td>
-                    <CardSummary card={r.card} />
-                  </td>
-                  <td class="copy">{r.tracking_id}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterBar>
+      <ListTable
+        caption={t.caption}
+        empty={filtered ? t.none : c.empty}
+        rows={rows}
+        columns={[
+          { label: t.created, cell: (r) => <When at={r.created_at} cabinet={cabinet} /> },
+          {
+            label: t.uid,
+            cell: (r) => (
+              <>
+                <a href={`/cabinet/payments/${r.uid}`} class="copy" aria-label={`${t.uid} ${r.uid}`}>
+                  {shortUid(r.uid)}
+                </a>
+                {r.test && <span class="badge test">{t.test}</span>}
+              </>
+            ),
+          },
+          { label: t.type, cell: (r) => t[`ty_${r.type as PaymentType}`] ?? r.type },
+          {
+            label: t.status,
+            cell: (r) => <Badge state={r.status}>{t[`st_${r.status as PaymentStatus}`] ?? r.status}</Badge>,
+          },
+          {
+            label: t.amount,
+            num: true,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+          },
+          { label: t.description, cell: (r) => r.description },
+          { label: t.card, cell: (r) => <CardSummary card={r.card} /> },
+          { label: t.trackingId, cellClass: 'copy', cell: (r) => r.tracking_id },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/payments" query={q.raw} next={next} />
     </CabinetPage>
   );

@@ -70,33 +70,6 @@ export function queryText(v: unknown, max = 255): string | undefined {
   return t === '' ? undefined : t.slice(0, max);
 }
 
-/** A labelled choice for the filter forms, laid out like `Field`. */
-export function Select({
-  name,
-  label,
-  value,
-  options,
-}: {
-  name: string;
-  label: string;
-  value: string | undefined;
-  options: Array<[string, string]>;
-}) {
-  const id = `f-${name}`;
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <select id={id} name={name}>
-        {options.map(([v, text]) => (
-          <option value={v} selected={v === (value ?? '')}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
 /** The card as people recognise it: brand and last four digits. */
 export function CardSummary({ card }: { card: Record<string, unknown> | null }) {
   if (!card || typeof card.last_4 !== 'string') return <span class="muted">—</span>;

@@ -4,6 +4,7 @@ import type { ProductRow } from '../../products/repository.js';
 import type { Product } from '../../products/service.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
@@ -59,46 +60,29 @@ export function ProductsPage({
   const t = productTexts(cabinet.lang);
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="products">
-      {rows.length === 0 ? (
-        <p>{cabinetTexts(cabinet.lang).empty}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{t.caption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.name}</th>
-                <th scope="col" class="num">
-                  {t.amount}
-                </th>
-                <th scope="col" class="num">
-                  {t.stock}
-                </th>
-                <th scope="col">{t.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((p) => (
-                <tr>
-                  <td>
-                    <a href={`/cabinet/products/${p.id}`}>{p.name}</a>{' '}
-                    <StateBadges s={productState(p, now)} test={p.test} t={t} />
-                  </td>
-                  <td class="num">
-                    <Money amount={Number(p.amount)} currency={p.currency} />
-                  </td>
-                  <td class="num">
-                    <Stock p={p} t={t} />
-                  </td>
-                  <td>
-                    <When at={p.created_at} cabinet={cabinet} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        caption={t.caption}
+        empty={cabinetTexts(cabinet.lang).empty}
+        rows={rows}
+        columns={[
+          {
+            label: t.name,
+            cell: (p) => (
+              <>
+                <a href={`/cabinet/products/${p.id}`}>{p.name}</a>{' '}
+                <StateBadges s={productState(p, now)} test={p.test} t={t} />
+              </>
+            ),
+          },
+          {
+            label: t.amount,
+            num: true,
+            cell: (p) => <Money amount={Number(p.amount)} currency={p.currency} />,
+          },
+          { label: t.stock, num: true, cell: (p) => <Stock p={p} t={t} /> },
+          { label: t.created, cell: (p) => <When at={p.created_at} cabinet={cabinet} /> },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/products" query={query} next={next} />
     </CabinetPage>
   );

@@ -2,6 +2,7 @@ import { Details, Field, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { Badge, shortUid, When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
@@ -45,7 +46,12 @@ export function ProofsPage({
   const c = cabinetTexts(cabinet.lang);
   return (
     <CabinetPage cabinet={cabinet} title={t.title} section="proofs">
-      <form method="get" action="/cabinet/proofs" class="filters" aria-label={t.filterLabel}>
+      <FilterBar
+        action="/cabinet/proofs"
+        label={t.filterLabel}
+        active={Boolean(transaction)}
+        lang={cabinet.lang}
+      >
         <Field
           name="transaction"
           label={t.transaction}
@@ -54,58 +60,32 @@ export function ProofsPage({
           maxLength={64}
           size="wide"
         />
-        <button type="submit">{c.filter}</button>
-        {transaction && <a href="/cabinet/proofs">{c.reset}</a>}
-      </form>
-      {rows.length === 0 ? (
-        <p>{transaction ? t.none : c.empty}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{t.caption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.uploaded}</th>
-                <th scope="col">{t.file}</th>
-                <th scope="col">{t.transaction}</th>
-                <th scope="col">{t.type}</th>
-                <th scope="col" class="num">
-                  {t.size}
-                </th>
-                <th scope="col" class="num">
-                  {t.amount}
-                </th>
-                <th scope="col">{t.match}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <td>
-                    <When at={r.created_at} cabinet={cabinet} />
-                  </td>
-                  <td>
-                    <a href={`/cabinet/proofs/${r.uid}`}>{r.file_name}</a>
-                  </td>
-                  <td>
-                    <a href={`/cabinet/payments/${r.parent_uid}`} class="copy">
-                      {shortUid(r.parent_uid)}
-                    </a>
-                  </td>
-                  <td>{kind(r.content_type)}</td>
-                  <td class="num">{size(t, Number(r.size))}</td>
-                  <td class="num">
-                    <Money amount={Number(r.amount)} currency={r.currency} />
-                  </td>
-                  <td>
-                    <Match row={r} t={t} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </FilterBar>
+      <ListTable
+        caption={t.caption}
+        empty={transaction ? t.none : c.empty}
+        rows={rows}
+        columns={[
+          { label: t.uploaded, cell: (r) => <When at={r.created_at} cabinet={cabinet} /> },
+          { label: t.file, cell: (r) => <a href={`/cabinet/proofs/${r.uid}`}>{r.file_name}</a> },
+          {
+            label: t.transaction,
+            cell: (r) => (
+              <a href={`/cabinet/payments/${r.parent_uid}`} class="copy">
+                {shortUid(r.parent_uid)}
+              </a>
+            ),
+          },
+          { label: t.type, cell: (r) => kind(r.content_type) },
+          { label: t.size, num: true, cell: (r) => size(t, Number(r.size)) },
+          {
+            label: t.amount,
+            num: true,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+          },
+          { label: t.match, cell: (r) => <Match row={r} t={t} /> },
+        ]}
+      />
       <Pager lang={cabinet.lang} path="/cabinet/proofs" query={{ transaction }} next={next} />
     </CabinetPage>
   );

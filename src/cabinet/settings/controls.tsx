@@ -1,53 +1,14 @@
 import { DateTime } from 'luxon';
+import { describedBy, FieldNotes } from '../../pages/components.js';
 import type { PageLang } from '../../pages/lang.js';
 
 /**
- * Form controls and a time display the notifications, e-mails and settings pages share: a labelled
- * select and checkbox wired like `Field` (hint and error announced with them), and instants shown on
- * the shop's own calendar.
+ * A form control and a time display the notifications, e-mails and settings pages share: a labelled
+ * checkbox wired like `Field` (hint and error announced with it), and instants shown on the shop's own
+ * calendar.
  */
 
-export interface SelectProps {
-  name: string;
-  label: string;
-  value: string;
-  options: ReadonlyArray<readonly [value: string, label: string]>;
-  hint?: string | undefined;
-  error?: string | undefined;
-}
-
-export function Select(p: SelectProps) {
-  const id = `f-${p.name}`;
-  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return (
-    <div class={`field${p.error ? ' invalid' : ''}`}>
-      <label for={id}>{p.label}</label>
-      <select
-        id={id}
-        name={p.name}
-        aria-invalid={p.error ? 'true' : undefined}
-        aria-describedby={described || undefined}
-      >
-        {p.options.map(([value, label]) => (
-          <option value={value} selected={value === p.value}>
-            {label}
-          </option>
-        ))}
-      </select>
-      {p.hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </p>
-      )}
-      {p.error && (
-        <p class="error" id={`${id}-error`}>
-          {p.error}
-        </p>
-      )}
-    </div>
-  );
-}
-
+/** A labelled checkbox, its hint and error wired like `Field`'s (a select is a `Field` with options). */
 export function Checkbox(p: {
   name: string;
   label: string;
@@ -56,7 +17,6 @@ export function Checkbox(p: {
   error?: string;
 }) {
   const id = `f-${p.name}`;
-  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class={`field check${p.error ? ' invalid' : ''}`}>
       <input
@@ -66,19 +26,10 @@ export function Checkbox(p: {
         value="on"
         checked={p.checked}
         aria-invalid={p.error ? 'true' : undefined}
-        aria-describedby={described || undefined}
+        aria-describedby={describedBy(id, p.hint, p.error)}
       />
       <label for={id}>{p.label}</label>
-      {p.hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </p>
-      )}
-      {p.error && (
-        <p class="error" id={`${id}-error`}>
-          {p.error}
-        </p>
-      )}
+      <FieldNotes id={id} hint={p.hint} error={p.error} />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { CsrfField, Details, ErrorSummary, Field } from '../../pages/components.
 import type { ShopSettingsView } from '../../shops/settings.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
-import { Checkbox, Select } from './controls.js';
+import { Checkbox } from './controls.js';
 import type { FormErrors, SettingsForm } from './form.js';
 import { settingsTexts } from './texts.js';
 
@@ -87,7 +87,7 @@ export function SettingsPage(p: {
         </fieldset>
         <fieldset>
           <legend>{t.billing}</legend>
-          <Select
+          <Field
             name="time_zone"
             label={t.timeZone}
             value={form.time_zone}

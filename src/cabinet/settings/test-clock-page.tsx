@@ -2,7 +2,7 @@ import { CsrfField, ErrorSummary, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
-import { Select, When, zonedText, zoneLabel } from './controls.js';
+import { When, zonedText, zoneLabel } from './controls.js';
 import { settingsTexts } from './texts.js';
 
 export interface ClockEvent {
@@ -91,7 +91,7 @@ export function TestClockPage(p: {
           size="short"
           error={p.errors.amount}
         />
-        <Select
+        <Field
           name="unit"
           label={t.unit}
           value={p.form.unit}

@@ -3,8 +3,8 @@ import { fill } from '../../pages/lang.js';
 import { SUBSCRIPTION_STATES } from '../../subscriptions/repository.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { type Column, FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
-import { cabinetTexts } from '../texts.js';
 import { ShopTime, StateBadge } from './format.js';
 import type { SubscriptionListRow } from './repository.js';
 import { stateTexts, subscriptionTexts } from './texts.js';
@@ -29,43 +29,19 @@ export interface ListView {
   next: number | undefined;
 }
 
-function StateSelect({ view }: { view: ListView }) {
+function Filters({ view }: { view: ListView }) {
   const t = subscriptionTexts(view.cabinet.lang);
   const names = stateTexts(view.cabinet.lang) as Record<string, string>;
-  const error = view.errors.state;
-  return (
-    <div class={`field${error ? ' invalid' : ''}`}>
-      <label for="f-state">{t.state}</label>
-      <select
-        id="f-state"
-        name="state"
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? 'f-state-error' : undefined}
-      >
-        <option value="">{t.anyState}</option>
-        {SUBSCRIPTION_STATES.map((s) => (
-          <option value={s} selected={view.query.state === s}>
-            {names[s]}
-          </option>
-        ))}
-      </select>
-      {error && (
-        <p class="error" id="f-state-error">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
-
-function Filters({ view }: { view: ListView }) {
-  const lang = view.cabinet.lang;
-  const t = subscriptionTexts(lang);
-  const c = cabinetTexts(lang);
   const q = view.query;
   return (
-    <form method="get" action="/cabinet/subscriptions" class="filters" aria-label={t.filtersLabel}>
-      <StateSelect view={view} />
+    <FilterBar action="/cabinet/subscriptions" label={t.filtersLabel} active primary lang={view.cabinet.lang}>
+      <Field
+        name="state"
+        label={t.state}
+        value={q.state}
+        options={[['', t.anyState], ...SUBSCRIPTION_STATES.map((s) => [s, names[s] ?? s] as const)]}
+        error={view.errors.state}
+      />
       <Field name="plan" label={t.plan} value={q.plan} hint={t.planHint} error={view.errors.plan} />
       <Field
         name="email"
@@ -77,45 +53,45 @@ function Filters({ view }: { view: ListView }) {
       />
       <Field name="tracking_id" label={t.trackingId} value={q.tracking_id} error={view.errors.tracking_id} />
       <Field name="id" label={t.id} value={q.id} placeholder="sbs_…" error={view.errors.id} />
-      <button type="submit" class="primary">
-        {c.filter}
-      </button>
-      <a href="/cabinet/subscriptions">{c.reset}</a>
-    </form>
+    </FilterBar>
   );
 }
 
-function Row({ row, view }: { row: SubscriptionListRow; view: ListView }) {
+function columns(view: ListView): Array<Column<SubscriptionListRow>> {
   const { lang, shop } = view.cabinet;
   const t = subscriptionTexts(lang);
-  return (
-    <tr>
-      <td class="copy">
-        <a href={`/cabinet/subscriptions/${encodeURIComponent(row.id)}`}>{row.id}</a>
-      </td>
-      <td>{row.email ?? <span class="muted">—</span>}</td>
-      <td>{row.plan_title ?? <span class="muted">{row.plan_id}</span>}</td>
-      <td class="num">
-        {row.amount !== null && row.currency !== null ? (
+  return [
+    {
+      label: t.id,
+      cellClass: 'copy',
+      cell: (row) => <a href={`/cabinet/subscriptions/${encodeURIComponent(row.id)}`}>{row.id}</a>,
+    },
+    { label: t.customer, cell: (row) => row.email ?? <span class="muted">—</span> },
+    { label: t.plan, cell: (row) => row.plan_title ?? <span class="muted">{row.plan_id}</span> },
+    {
+      label: t.amount,
+      num: true,
+      cell: (row) =>
+        row.amount !== null && row.currency !== null ? (
           <Money amount={row.amount} currency={row.currency} />
         ) : (
           '—'
-        )}
-      </td>
-      <td>
-        <StateBadge state={row.state} lang={lang} />
-      </td>
-      <td>
-        <ShopTime at={row.renew_at} zone={shop.timeZone} lang={lang} />
-        {row.renew_at && row.number_failed_payment_attempts > 0 && (
-          <span class="badge warn retry-mark">{t.retryAt}</span>
-        )}
-      </td>
-      <td>
-        <ShopTime at={row.created_at} zone={shop.timeZone} lang={lang} />
-      </td>
-    </tr>
-  );
+        ),
+    },
+    { label: t.state, cell: (row) => <StateBadge state={row.state} lang={lang} /> },
+    {
+      label: t.nextCharge,
+      cell: (row) => (
+        <>
+          <ShopTime at={row.renew_at} zone={shop.timeZone} lang={lang} />
+          {row.renew_at && row.number_failed_payment_attempts > 0 && (
+            <span class="badge warn retry-mark">{t.retryAt}</span>
+          )}
+        </>
+      ),
+    },
+    { label: t.created, cell: (row) => <ShopTime at={row.created_at} zone={shop.timeZone} lang={lang} /> },
+  ];
 }
 
 export function SubscriptionListPage({ view }: { view: ListView }) {
@@ -130,33 +106,13 @@ export function SubscriptionListPage({ view }: { view: ListView }) {
       <ErrorSummary title={t.filtersFailed} errors={errors} />
       <Filters view={view} />
       <p class="muted">{fill(t.zoneNote, { zone: shop.timeZone })}</p>
-      {view.rows.length === 0 ? (
-        <p class="empty">{filtered || view.query.after ? t.noMatch : t.noneYet}</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{t.listTitle}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t.id}</th>
-                <th scope="col">{t.customer}</th>
-                <th scope="col">{t.plan}</th>
-                <th scope="col" class="num">
-                  {t.amount}
-                </th>
-                <th scope="col">{t.state}</th>
-                <th scope="col">{t.nextCharge}</th>
-                <th scope="col">{t.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.rows.map((row) => (
-                <Row row={row} view={view} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        caption={t.listTitle}
+        empty={filtered || view.query.after ? t.noMatch : t.noneYet}
+        emptyClass="empty"
+        rows={view.rows}
+        columns={columns(view)}
+      />
       <Pager lang={lang} path="/cabinet/subscriptions" query={{ ...view.query }} next={view.next} />
     </CabinetPage>
   );
