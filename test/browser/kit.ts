@@ -78,6 +78,27 @@ async function startShopSite(): Promise<ShopSite & { server: Server }> {
   return { url: `http://127.0.0.1:${port}`, hits, server };
 }
 
+/**
+ * Screenshots are what a reviewer looks at, not what a test asserts. Headless Chromium now and then
+ * refuses a capture ("Unable to capture screenshot") while the machine is loaded; the page is
+ * fine, so try again a moment later, and fall back to the visible part before giving up.
+ */
+async function captureScreenshot(page: Page, path: string): Promise<void> {
+  const attempts: { fullPage: boolean }[] = [{ fullPage: true }, { fullPage: true }, { fullPage: false }];
+  let failure: unknown;
+  for (const [i, { fullPage }] of attempts.entries()) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200 * i));
+    try {
+      await page.screenshot({ path, fullPage });
+      return;
+    } catch (error) {
+      if (!String(error).includes('Unable to capture screenshot')) throw error;
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
 export async function startBrowserKit(env: Record<string, string> = {}): Promise<BrowserKit> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
@@ -141,7 +162,7 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
       }
     },
     async screenshot(page, name) {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+      await captureScreenshot(page, join(SCREENSHOTS, `${name}.png`));
     },
     async api(shop, method, path, body) {
       const res = await fetch(`${base}${path}`, {
