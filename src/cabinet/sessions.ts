@@ -86,10 +86,22 @@ export async function endSession(db: Queryable, token: string): Promise<void> {
   await db.query('DELETE FROM cabinet_sessions WHERE token_hash = $1', [hashOf(token)]);
 }
 
-/** Drops sessions and rate-limit windows that have ended (run now and then by `kopek serve`). */
+/**
+ * How long a money form's one-time token is kept once used: far longer than any session (whose forms
+ * are the only ones that can be posted), so a form posted again finds its token while it can be.
+ */
+export const FORM_NONCE_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Drops sessions and rate-limit windows that have ended, and money forms' tokens past
+ * FORM_NONCE_KEPT_MS (run now and then by `kopek serve`).
+ */
 export async function purgeCabinetState(db: Queryable, now: Date): Promise<void> {
   await db.query('DELETE FROM cabinet_sessions WHERE expires_at <= $1', [now]);
   await db.query('DELETE FROM cabinet_rate_limits WHERE resets_at <= $1', [now]);
+  await db.query('DELETE FROM cabinet_form_nonces WHERE created_at <= $1', [
+    new Date(now.getTime() - FORM_NONCE_KEPT_MS),
+  ]);
 }
 
 /** Purges ended sessions and rate-limit windows every few minutes in a serving process. */
