@@ -72,6 +72,37 @@ describe('cabinet payments list', () => {
     expect(h).toBeDefined();
   });
 
+  it('keeps every payment of a day whose rows were numbered out of their creation order or at one instant', async () => {
+    const h = await harness();
+    const shop = await newShop(h, { name: 'Swapped payments' });
+    const cab = await signedIn(h, shop);
+    const make = async (at: string) => {
+      const uid = randomUUID();
+      const t = {
+        uid,
+        shop_id: shop.shop.id,
+        type: 'payment',
+        status: 'successful',
+        amount: 100,
+        currency: 'EUR',
+        test: true,
+      };
+      await insertTransaction(h.db, t as Parameters<typeof insertTransaction>[1], new Date(at));
+      return uid;
+    };
+    // Numbered in this order: the second was created 5 s before the first (two writers, one slower
+    // to commit), the last two at one instant.
+    const late = await make('2026-02-10T12:00:05Z');
+    const early = await make('2026-02-10T12:00:00Z');
+    const tiedA = await make('2026-02-11T09:00:00Z');
+    const tiedB = await make('2026-02-11T09:00:00Z');
+    const day = (from: string, to: string) =>
+      cab.get(`/cabinet/payments?from=${from}&to=${to}`).then((r) => uidsIn(r.body).sort());
+    expect(await day('2026-02-10', '2026-02-10')).toEqual([late, early].sort());
+    expect(await day('2026-02-11', '2026-02-11')).toEqual([tiedA, tiedB].sort());
+    expect(await day('2026-02-10', '2026-02-11')).toEqual([late, early, tiedA, tiedB].sort());
+  });
+
   it('filters by status, type, uid, tracking id and dates', async () => {
     const { h, pay, authorize, cab } = await shopWithPayments();
     const ok = await pay();

@@ -54,25 +54,26 @@ async function seqBounds(
   let low: number | undefined;
   let high: number | undefined;
   if (to) {
+    // The newest row created before `to`, and every row created up to SWAP_MS before it: any row
+    // created earlier than that was numbered before it.
     const [row] = await db.query<{ seq: string | null }>(
-      `SELECT max(seq) AS seq FROM (
-         SELECT seq FROM transactions WHERE shop_id = $1 AND created_at < $2 AND created_at >= $3
-         UNION ALL
-         (SELECT seq FROM transactions WHERE shop_id = $1 AND created_at < $3 ORDER BY created_at DESC LIMIT 1)
-       ) b`,
-      [shopId, to, new Date(to.getTime() - SWAP_MS)],
+      `SELECT max(seq) AS seq FROM transactions
+       WHERE shop_id = $1 AND created_at < $2
+         AND created_at >= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at < $2
+                            ORDER BY created_at DESC LIMIT 1) - $3 * interval '1 millisecond'`,
+      [shopId, to, SWAP_MS],
     );
     if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
     high = Number(row.seq);
   }
   if (from) {
+    // The oldest row created at or after `from`, and every row created up to SWAP_MS after it.
     const [row] = await db.query<{ seq: string | null }>(
-      `SELECT min(seq) AS seq FROM (
-         SELECT seq FROM transactions WHERE shop_id = $1 AND created_at >= $2 AND created_at < $3
-         UNION ALL
-         (SELECT seq FROM transactions WHERE shop_id = $1 AND created_at >= $3 ORDER BY created_at LIMIT 1)
-       ) b`,
-      [shopId, from, new Date(from.getTime() + SWAP_MS)],
+      `SELECT min(seq) AS seq FROM transactions
+       WHERE shop_id = $1 AND created_at >= $2
+         AND created_at <= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at >= $2
+                            ORDER BY created_at LIMIT 1) + $3 * interval '1 millisecond'`,
+      [shopId, from, SWAP_MS],
     );
     if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
     low = Number(row.seq);
