@@ -80,33 +80,25 @@ describe('subscription checkout in the browser', () => {
     );
   });
 
-  it('passes a 3-D Secure challenge and lands on the success page', async () => {
-    const sub = await subscription(threeDsShop);
-    await kit.withPage(async (page) => {
-      await page.goto(sub.redirect_url);
-      await fillCard(page, '4012000000001097');
-      await page.click('button[type=submit]');
-      await page.waitForURL(/\/process\//);
-      await page.click('button:has-text("Pass authentication")');
-      await page.waitForSelector('h1.ok');
-      await kit.screenshot(page, 'subscription-checkout-3ds-passed');
-    });
-    expect((await kit.api(threeDsShop, 'GET', `/subscriptions/${sub.id}`)).body.state).toBe('active');
-  });
-
-  it('fails a 3-D Secure challenge and lands on the failure page', async () => {
-    const sub = await subscription(threeDsShop);
-    await kit.withPage(async (page) => {
-      await page.goto(sub.redirect_url);
-      await fillCard(page, '4012000000001097');
-      await page.click('button[type=submit]');
-      await page.waitForURL(/\/process\//);
-      await page.click('button:has-text("Fail authentication")');
-      await page.waitForSelector('h1.bad');
-      await kit.screenshot(page, 'subscription-checkout-3ds-failed');
-    });
-    expect((await kit.api(threeDsShop, 'GET', `/subscriptions/${sub.id}`)).body.state).toBe('failed');
-  });
+  it.each([
+    ['passes', 'Pass authentication', 'h1.ok', 'passed', 'active'],
+    ['fails', 'Fail authentication', 'h1.bad', 'failed', 'failed'],
+  ])(
+    '%s a 3-D Secure challenge and lands on its result page',
+    async (_outcome, button, heading, shot, state) => {
+      const sub = await subscription(threeDsShop);
+      await kit.withPage(async (page) => {
+        await page.goto(sub.redirect_url);
+        await fillCard(page, '4012000000001097');
+        await page.click('button[type=submit]');
+        await page.waitForURL(/\/process\//);
+        await page.click(`button:has-text("${button}")`);
+        await page.waitForSelector(heading);
+        await kit.screenshot(page, `subscription-checkout-3ds-${shot}`);
+      });
+      expect((await kit.api(threeDsShop, 'GET', `/subscriptions/${sub.id}`)).body.state).toBe(state);
+    },
+  );
 
   it('works with scripts off, in Russian', async () => {
     const sub = await subscription(shop, { language: 'ru' });
