@@ -91,7 +91,7 @@ export async function copyEvents(
     from: number;
     to: number;
     resources: number;
-    /** A SQL expression for the copies' created_at and next_attempt_at. */
+    /** A SQL expression for the copies' created_at (when their deliveries are due). */
     at: string;
   },
 ): Promise<number> {
@@ -103,16 +103,20 @@ export async function copyEvents(
   const [row] = await db.query<{ n: number }>(
     `WITH model AS MATERIALIZED (SELECT * FROM events WHERE id = $1),
      copied AS (
-       INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, status,
-         next_attempt_at, mail_status)
+       INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, mail_status)
        SELECT ($3::int[])[1 + ${r} % cardinality($3::int[])], m.resource_type, ${id},
          ${names}[1 + least(${k}, ${EVENT_NAMES.length - 1})],
          jsonb_set(replace(m.payload::text, ${original}, ${id})::jsonb, '{event}',
            to_jsonb(${names}[1 + least(${k}, ${EVENT_NAMES.length - 1})])),
-         ${opts.at}, m.url, 'pending', ${opts.at}, 'done'
+         ${opts.at}, m.url, 'done'
        FROM model m, generate_series($4::bigint, $5::bigint) AS i
+       ORDER BY i
+       RETURNING id, shop_id, resource_id, url, created_at
+     ), queued AS (
+       INSERT INTO deliveries (event_id, shop_id, resource_id, status, next_attempt_at)
+       SELECT id, shop_id, resource_id, 'pending', created_at FROM copied
        RETURNING 1
-     ) SELECT count(*)::int AS n FROM copied`,
+     ) SELECT count(*)::int AS n FROM queued`,
     [opts.modelEventId, opts.resources, opts.shopIds, opts.from, opts.to],
   );
   return row?.n ?? 0;
@@ -178,18 +182,21 @@ export async function seedWebhooks(
     // The model: the subscription's own event. Whatever else the verb announced (its payment's
     // events) is left out of the backlog, so that it holds exactly `count` notifications.
     const [model] = await db.query<{ id: number }>(
-      `SELECT id FROM events WHERE resource_id = $1 AND event = 'created.subscription' AND status = 'pending'`,
+      `SELECT e.id FROM events e JOIN deliveries d ON d.event_id = e.id
+       WHERE e.resource_id = $1 AND e.event = 'created.subscription' AND d.status = 'pending'`,
       [sub.id],
     );
     if (!model)
       throw new Error(`POST /subscriptions announced no pending created.subscription for ${sub.id}`);
     const modelEventId = Number(model.id);
+    await db.query(`DELETE FROM event_attempts WHERE event_id <> $1`, [modelEventId]);
+    await db.query(`DELETE FROM deliveries WHERE event_id <> $1`, [modelEventId]);
     await db.query(`DELETE FROM events WHERE id <> $1`, [modelEventId]);
     const [{ now } = { now: new Date() }] = await db.query<{ now: Date }>(
-      `UPDATE events SET created_at = now(), next_attempt_at = now(), mail_status = 'done'
-       WHERE id = $1 RETURNING created_at AS now`,
+      `UPDATE events SET created_at = now(), mail_status = 'done' WHERE id = $1 RETURNING created_at AS now`,
       [modelEventId],
     );
+    await db.query(`UPDATE deliveries SET next_attempt_at = $2 WHERE event_id = $1`, [modelEventId, now]);
     const resources = Math.ceil(opts.count / opts.perResource);
     const copied = await copyEvents(db, {
       modelEventId,
@@ -202,7 +209,7 @@ export async function seedWebhooks(
     });
     if (copied !== opts.count - 1) throw new Error(`copied ${copied} events, wanted ${opts.count - 1}`);
     // Fresh statistics and visibility maps, as a store that has been running a while has.
-    await db.query('VACUUM ANALYZE events, event_attempts, shops');
+    await db.query('VACUUM ANALYZE events, deliveries, event_attempts, shops');
     return {
       count: opts.count,
       shops,

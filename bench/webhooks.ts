@@ -179,7 +179,7 @@ async function awaitArrivals(
       lastProgress = performance.now();
     } else if (performance.now() - lastProgress > stallSec * 1000) {
       const state = await withClient(url, (c) =>
-        c.query(`SELECT status, attempts, count(*)::int AS n FROM events GROUP BY 1, 2 ORDER BY 1, 2`),
+        c.query(`SELECT status, attempts, count(*)::int AS n FROM deliveries GROUP BY 1, 2 ORDER BY 1, 2`),
       );
       throw new Error(
         `no notification arrived for ${stallSec} s: ${receiver.receivedAt.size} of ${n} arrived; events by status and attempts: ${JSON.stringify(state.rows)}`,
@@ -193,7 +193,7 @@ async function awaitRecorded(url: string, timeoutMs: number): Promise<number> {
   const started = performance.now();
   return withClient(url, async (c) => {
     for (;;) {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM events WHERE status = 'pending'`);
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'`);
       if (rows[0].n === 0) return performance.now() - started;
       if (performance.now() - started > timeoutMs)
         throw new Error(`${rows[0].n} notifications still pending`);
@@ -216,9 +216,11 @@ async function verifyDelivery(url: string, receiver: Receiver, expected: number)
   return withClient(url, async (c) => {
     const { rows } = await c.query(
       `WITH per_event AS (
-         SELECT e.id, e.status, e.attempts, e.delivered_at, e.leased_until, count(a.event_id) AS tries,
+         SELECT e.id, d.status, d.attempts, d.delivered_at, d.leased_until, count(a.event_id) AS tries,
                 count(a.event_id) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS ok
-         FROM events e LEFT JOIN event_attempts a ON a.event_id = e.id GROUP BY e.id
+         FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
+           LEFT JOIN event_attempts a ON a.event_id = e.id
+         GROUP BY e.id, d.event_id
        )
        SELECT count(*)::int AS events,
          count(*) FILTER (WHERE status = 'delivered')::int AS delivered,

@@ -17,6 +17,7 @@ import { startIdempotencyPurge } from './http/idempotency.js';
 import { mailMetrics, startMail } from './mail/scheduler.js';
 import { closeNotificationAgents } from './notifications/post.js';
 import { notificationMetrics, startDelivery } from './notifications/scheduler.js';
+import { closeSigner } from './notifications/signer.js';
 import { createLogger, startRuntime } from './server.js';
 import { countShops } from './shops/repository.js';
 import { type CreateShopInput, checkShopInput, ShopInputError } from './shops/service.js';
@@ -44,26 +45,26 @@ Commands:
 
 Configuration comes from environment variables; see the README.`;
 
-function printShop(shop: ShopShown): void {
+function shopText(shop: ShopShown): string {
   const { secret } = shop;
-  console.log(
+  return [
     `Shop id:     ${shop.id}${shop.test ? ' (test)' : ''}${shop.threeDs ? ' (3-D Secure on)' : ''}`,
-  );
-  console.log(`Secret key:  ${secret}   (shown once; keep it safe)`);
-  console.log('Notification public key (verifies Content-Signature):');
-  console.log(shop.publicKey.trim());
-  console.log('\nTry it:');
-  console.log(
+    `Secret key:  ${secret}   (shown once; keep it safe)`,
+    'Notification public key (verifies Content-Signature):',
+    shop.publicKey.trim(),
+    '\nTry it:',
     `  curl -u ${shop.id}:${secret} -H 'Content-Type: application/json' ${shop.publicUrl}/customers -d '{"email":"jane@example.com","ip":"203.0.113.7"}'`,
-  );
+  ].join('\n');
 }
+
+const printShop = (shop: ShopShown): void => console.log(shopText(shop));
 
 async function serve(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config);
   // The embedded store is this process's alone; CLI commands reach it through the control socket.
   const held = config.databaseUrl ? undefined : await holdDataDir(config.dataDir, log);
-  const { app, db, masterKey } = await startRuntime(config, log, held?.lock);
+  const { app, db, masterKey, wake } = await startRuntime(config, log, held?.lock);
   const deps = {
     db,
     clock: systemClock,
@@ -90,7 +91,7 @@ async function serve(): Promise<void> {
   // Always on: without SMTP_URL it still turns events into the e-mails kept for shops to read.
   const stopMail = startMail(deps, config.mailIntervalMs, mailMetrics(app.metrics, deps));
   const stopDelivery = config.notifications
-    ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps))
+    ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps), wake)
     : undefined;
   // Before the banner: whoever waits for it (a supervisor, a test) may stop the server right away.
   let closing = false;
@@ -111,6 +112,7 @@ async function serve(): Promise<void> {
       await app.close();
       await closeGatewayPools();
       await closeNotificationAgents();
+      await closeSigner();
       await db.close();
     } finally {
       process.exit(0);
@@ -127,14 +129,13 @@ async function serve(): Promise<void> {
       if (process.ppid !== parent) void shutdown('parent exited');
     }, 500).unref();
   }
-  console.log(
+  // One write: whoever reads the banner (a supervisor, a test) never sees half of it.
+  const banner = [
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
-  );
-  console.log(bannerText(config));
-  if (sandbox) {
-    console.log('\nCreated a sandbox shop on this first start:');
-    printShop(sandbox);
-  }
+    bannerText(config),
+  ];
+  if (sandbox) banner.push('\nCreated a sandbox shop on this first start:', shopText(sandbox));
+  console.log(banner.join('\n'));
 }
 
 async function main(argv: string[]): Promise<number> {

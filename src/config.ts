@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -43,6 +44,11 @@ export interface Config {
   /** Notifications on their way at once per instance (NOTIFY_CONCURRENCY), and per shop of it. */
   notifyConcurrency: number;
   notifyShopConcurrency: number;
+  /**
+   * Threads that sign notifications (NOTIFY_SIGNING_THREADS): by default one fewer than the
+   * machine's cores, at most 4; 0 signs on the event loop.
+   */
+  notifySigningThreads: number;
   /** Live shops' notifications may go to private, loopback and link-local addresses (NOTIFY_ALLOW_PRIVATE). */
   notifyAllowPrivate: boolean;
   /**
@@ -165,8 +171,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (notificationsRaw !== 'on' && notificationsRaw !== 'off')
     problems.push(`NOTIFICATIONS must be on or off, got "${notificationsRaw}"`);
   const notifyIntervalMs = int('NOTIFY_INTERVAL_MS', 1000, 50, 3_600_000);
-  const notifyConcurrency = int('NOTIFY_CONCURRENCY', 32, 1, 1000);
+  const notifyConcurrency = int('NOTIFY_CONCURRENCY', 64, 1, 1000);
   const notifyShopConcurrency = int('NOTIFY_SHOP_CONCURRENCY', 4, 1, 1000);
+  const notifySigningThreads = int(
+    'NOTIFY_SIGNING_THREADS',
+    Math.min(4, Math.max(0, availableParallelism() - 1)),
+    0,
+    16,
+  );
   const allowPrivateRaw = (value('NOTIFY_ALLOW_PRIVATE') ?? 'false').toLowerCase();
   if (allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false')
     problems.push(`NOTIFY_ALLOW_PRIVATE must be true or false, got "${allowPrivateRaw}"`);
@@ -210,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     notifyIntervalMs,
     notifyConcurrency,
     notifyShopConcurrency,
+    notifySigningThreads,
     notifyAllowPrivate: allowPrivateRaw === 'true',
     trustProxy,
   };

@@ -9,12 +9,15 @@ import { migrate } from './db/migrate.js';
 import { openDb } from './db/open.js';
 import { type App, buildApp } from './http/app.js';
 import { pinoOptions } from './http/logger.js';
+import { DeliveryWake, wakingStore } from './notifications/wake.js';
 
 export interface Runtime {
   app: App;
   db: Db;
   masterKey: Buffer;
   log: FastifyBaseLogger;
+  /** Told whenever this process commits a notification due now (the store is seen through it). */
+  wake: DeliveryWake;
 }
 
 export function createLogger(config: Config): FastifyBaseLogger {
@@ -33,12 +36,14 @@ export async function startRuntime(
   const { key: masterKey, generatedAt } = resolveMasterKey(config);
   if (generatedAt)
     log.warn({ file: generatedAt }, 'generated a master key for the embedded store; back this file up');
-  const db = await openDb(config, lock);
+  const opened = await openDb(config, lock);
+  const wake = new DeliveryWake();
+  const db = wakingStore(opened, wake);
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
     const app = await buildApp({ config, db, clock: systemClock, masterKey, logger: log });
-    return { app, db, masterKey, log };
+    return { app, db, masterKey, log, wake };
   } catch (err) {
     await db.close();
     throw err;

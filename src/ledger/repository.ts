@@ -1,5 +1,5 @@
 import { type Queryable, sqlText, type Tx } from '../db/db.js';
-import { type Announcement, eventInsert } from '../notifications/outbox.js';
+import { type Announcement, deliveriesOf, EVENT_COLUMNS, eventInsert } from '../notifications/outbox.js';
 
 export const TRANSACTION_TYPES = [
   'payment',
@@ -107,20 +107,6 @@ function values(t: NewTransaction): unknown[] {
   ];
 }
 
-// The outbox's columns in the order of eventInsert's parameters: the event CTE below takes those
-// parameters as they are, so the outbox alone decides the row's delivery state.
-const EVENT_COLUMNS = [
-  'shop_id',
-  'resource_type',
-  'resource_id',
-  'event',
-  'payload',
-  'created_at',
-  'url',
-  'status',
-  'next_attempt_at',
-] as const;
-
 /**
  * The INSERT of a transaction as the CTE `created` of a larger statement, with parameters numbered
  * from `$first`. With `gate`, the name of an earlier CTE of the statement, the row is written only
@@ -157,6 +143,9 @@ export function transactionInsertCtes(
     const announced = EVENT_COLUMNS.map((_, i) => `$${from + i}`).join(', ');
     return `${created}, announced AS (
        INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ${announced} FROM created
+       RETURNING id, shop_id, resource_id, url, created_at
+     ), queued AS (
+       ${deliveriesOf('announced')}
      )`;
   });
   return { sql, values: params };

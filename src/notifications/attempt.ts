@@ -1,10 +1,11 @@
-import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Services } from '../context.js';
 import { shopSecret, signingKeyOf } from '../shops/service.js';
 import type { OutcomeWriter } from './outcomes.js';
 import { type Outcome, postNotification } from './post.js';
 import type { DueRow, Next } from './queue.js';
 import { retryDelayMs } from './retry.js';
+import { processSigner } from './signer.js';
 
 /** One attempt at one notification: signed, sent, and its outcome recorded. */
 
@@ -99,11 +100,17 @@ const authorizationOf = (masterKey: Buffer, row: Pick<DueRow, 'shop_id' | 'secre
     () => `Basic ${Buffer.from(`${row.shop_id}:${shopSecret(masterKey, row)}`).toString('base64')}`,
   );
 
-function headersFor(services: Services, row: DueRow, body: string, at: Date): Record<string, string> {
+async function headersFor(
+  services: Services,
+  row: DueRow,
+  body: string,
+  at: Date,
+): Promise<Record<string, string>> {
   // RSA-SHA256 over the exact bytes sent (PKCS #1 v1.5, as createSign('RSA-SHA256') makes it).
-  const signature = sign('sha256', Buffer.from(body), signingKeyObject(services.masterKey, row)).toString(
-    'base64',
-  );
+  const key = signingKeyObject(services.masterKey, row);
+  const authorization =
+    row.secret_enc === null ? undefined : authorizationOf(services.masterKey, row, row.secret_enc);
+  const signature = await processSigner(services.config.notifySigningThreads).sign(key, body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'Kopek-Notifications/1',
@@ -113,8 +120,7 @@ function headersFor(services: Services, row: DueRow, body: string, at: Date): Re
   };
   // A shop created before Kopek kept its key sealed gets its notifications without Basic until
   // it is given a new key (kopek shop rotate-key).
-  if (row.secret_enc !== null)
-    headers.authorization = authorizationOf(services.masterKey, row, row.secret_enc);
+  if (authorization !== undefined) headers.authorization = authorization;
   return headers;
 }
 
@@ -122,7 +128,7 @@ async function send(services: Services, row: DueRow, at: Date, timeoutMs: number
   let headers: Record<string, string>;
   const body = notificationBody(row);
   try {
-    headers = headersFor(services, row, body, at);
+    headers = await headersFor(services, row, body, at);
   } catch {
     // A master key other than the one the shop's keys were sealed with: nothing can be signed.
     return { statusCode: null, durationMs: 0, response: null, error: "the shop's keys cannot be opened" };

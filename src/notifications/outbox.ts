@@ -2,8 +2,9 @@ import type { Statement } from '../db/db.js';
 
 /**
  * The outbox: every change that a shop is told about writes an event row here, in the same
- * transaction as the change. Deliverers only read it. An event with a URL waits to be delivered
- * there (status `pending`); one without is kept for the record (and for e-mail).
+ * transaction as the change. An event with a URL is also given a delivery (status `pending`), in the
+ * same statement: deliverers change only that narrow row, never the event. One without a URL is
+ * kept for the record (and for e-mail).
  */
 
 export type ResourceType = 'subscription' | 'transaction' | 'checkout' | 'proof';
@@ -21,9 +22,30 @@ export interface Announcement {
   now: Date;
 }
 
-const INSERT = `INSERT INTO events
-  (shop_id, resource_type, resource_id, event, payload, created_at, url, status, next_attempt_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+/** The columns an event is written with, in the order of eventInsert's parameters. */
+export const EVENT_COLUMNS = [
+  'shop_id',
+  'resource_type',
+  'resource_id',
+  'event',
+  'payload',
+  'created_at',
+  'url',
+] as const;
+
+/**
+ * The delivery of each event that `source` (a CTE holding inserted events) yields with a URL: due
+ * at once, at its creation on the shop's clock.
+ */
+export const deliveriesOf = (source: string) => `INSERT INTO deliveries
+  (event_id, shop_id, resource_id, status, next_attempt_at)
+  SELECT id, shop_id, resource_id, 'pending', created_at FROM ${source} WHERE url IS NOT NULL`;
+
+const INSERT = `WITH announced AS (
+    INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    RETURNING id, shop_id, resource_id, url, created_at
+  )
+  ${deliveriesOf('announced')}`;
 
 /** The statement that announces `a`, to run in the transaction of the change it announces. */
 export function eventInsert(a: Announcement): Statement {
@@ -38,20 +60,24 @@ export function eventInsert(a: Announcement): Statement {
       JSON.stringify(a.payload),
       a.now,
       deliver ? a.url : null,
-      deliver ? 'pending' : 'none',
-      deliver ? a.now : null,
     ],
   };
 }
 
-const INSERT_MANY = `INSERT INTO events
-  (shop_id, resource_type, resource_id, event, payload, created_at, url, status, next_attempt_at)
-  SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[],
-    $7::text[], $8::text[], $9::timestamptz[])`;
+// WITH ORDINALITY and ORDER BY: the identity numbers the events in the order given.
+const INSERT_MANY = `WITH announced AS (
+    INSERT INTO events (${EVENT_COLUMNS.join(', ')})
+    SELECT shop_id, resource_type, resource_id, event, payload, created_at, url
+    FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
+      WITH ORDINALITY AS a (shop_id, resource_type, resource_id, event, payload, created_at, url, n)
+    ORDER BY n
+    RETURNING id, shop_id, resource_id, url, created_at
+  )
+  ${deliveriesOf('announced')}`;
 
 /** One statement announcing many events in order (the billing engine's batches). */
 export function eventsInsert(list: readonly Announcement[]): Statement {
-  const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  const columns: unknown[][] = EVENT_COLUMNS.map(() => []);
   for (const a of list) {
     const params = eventInsert(a).params as unknown[];
     for (let i = 0; i < columns.length; i++) (columns[i] as unknown[]).push(params[i]);

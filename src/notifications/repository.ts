@@ -3,8 +3,25 @@ import { type EventRow, type NotificationStatus, RECORD_INTERRUPTED } from './qu
 
 /**
  * What the API reads and changes of a shop's notifications: the events that had a URL to go to
- * (status other than `none`), newest first, and their attempts.
+ * (those with a delivery), newest first, and their attempts.
  */
+
+/**
+ * An event with its delivery's state, as EventRow has them: status `none` and no attempts for an
+ * event without a URL. Read FROM `EVENTS_WITH_DELIVERY`, whose aliases are `e` and `d`.
+ */
+export const EVENT_WITH_DELIVERY_COLUMNS = `e.id, e.shop_id, e.resource_type, e.resource_id, e.event,
+  e.payload, e.created_at, e.url, coalesce(d.status, 'none') AS status, coalesce(d.attempts, 0) AS attempts,
+  d.next_attempt_at, d.delivered_at, d.leased_until, coalesce(d.series_from, 0) AS series_from`;
+export const EVENTS_WITH_DELIVERY = 'events e LEFT JOIN deliveries d ON d.event_id = e.id';
+type DeliveryColumn =
+  | 'status'
+  | 'attempts'
+  | 'next_attempt_at'
+  | 'delivered_at'
+  | 'leased_until'
+  | 'series_from';
+const NOTIFICATIONS = `SELECT ${EVENT_WITH_DELIVERY_COLUMNS} FROM events e JOIN deliveries d ON d.event_id = e.id`;
 
 export interface NotificationFilter {
   resourceId?: string;
@@ -21,26 +38,26 @@ export function listEvents(
   before: number | undefined,
 ): Promise<EventRow[]> {
   const params: unknown[] = [shopId, limit + 1];
-  const where = ['shop_id = $1', "status <> 'none'"];
+  // With a status, the deliveries' index by shop and status gives the order; without, the events'
+  // index of the shop's notifications (events_shop_notified), or its index by event.
+  const where = f.status === undefined ? ['e.shop_id = $1', 'e.url IS NOT NULL'] : ['d.shop_id = $1'];
   const add = (sql: string, value: unknown) => {
     params.push(value);
     where.push(`${sql} $${params.length}`);
   };
-  if (f.resourceId !== undefined) add('resource_id =', f.resourceId);
-  if (f.event !== undefined) add('event =', f.event);
-  if (f.status !== undefined) add('status =', f.status);
-  if (before !== undefined) add('id <', before);
+  if (f.resourceId !== undefined) add('e.resource_id =', f.resourceId);
+  if (f.event !== undefined) add('e.event =', f.event);
+  if (f.status !== undefined) add('d.status =', f.status);
+  if (before !== undefined) add(f.status === undefined ? 'e.id <' : 'd.event_id <', before);
+  const order = f.status === undefined ? 'e.id' : 'd.event_id';
   return db.query<EventRow>(
-    `SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $2`,
+    `${NOTIFICATIONS} WHERE ${where.join(' AND ')} ORDER BY ${order} DESC LIMIT $2`,
     params,
   );
 }
 
 export async function findEvent(db: Queryable, shopId: number, id: number): Promise<EventRow | undefined> {
-  const [row] = await db.query<EventRow>(
-    `SELECT * FROM events WHERE shop_id = $1 AND id = $2 AND status <> 'none'`,
-    [shopId, id],
-  );
+  const [row] = await db.query<EventRow>(`${NOTIFICATIONS} WHERE e.shop_id = $1 AND e.id = $2`, [shopId, id]);
   return row;
 }
 
@@ -71,17 +88,17 @@ export async function resendEvent(
   leaseMs: number,
 ): Promise<EventRow | undefined> {
   const [row] = await tx.query<EventRow>(
-    `SELECT * FROM events WHERE shop_id = $1 AND id = $2 AND status <> 'none' FOR UPDATE`,
+    `${NOTIFICATIONS} WHERE e.shop_id = $1 AND e.id = $2 FOR UPDATE OF d`,
     [shopId, id],
   );
   if (!row || (row.leased_until !== null && row.leased_until > realNow)) return row;
   await tx.query(RECORD_INTERRUPTED, [[id], leaseMs]);
-  const [changed] = await tx.query<EventRow>(
-    `UPDATE events SET status = 'pending', series_from = attempts, next_attempt_at = $2, leased_until = NULL
-     WHERE id = $1 RETURNING *`,
+  const [delivery] = await tx.query<Pick<EventRow, DeliveryColumn>>(
+    `UPDATE deliveries SET status = 'pending', series_from = attempts, next_attempt_at = $2, leased_until = NULL
+     WHERE event_id = $1 RETURNING status, attempts, next_attempt_at, delivered_at, leased_until, series_from`,
     [id, shopNow],
   );
-  return changed;
+  return { ...row, ...delivery };
 }
 
 export interface Backlog {
@@ -94,7 +111,8 @@ export async function pendingBacklog(db: Queryable, now: Date): Promise<Backlog>
   const [row] = await db.query<{ pending: number; oldest: number | null }>(
     `SELECT count(*)::int AS pending,
        max(extract(epoch FROM $1::timestamptz + sh.clock_offset_ms * interval '1 millisecond' - e.created_at))::float8 AS oldest
-     FROM events e JOIN shops sh ON sh.id = e.shop_id WHERE e.status = 'pending'`,
+     FROM deliveries d JOIN events e ON e.id = d.event_id JOIN shops sh ON sh.id = d.shop_id
+     WHERE d.status = 'pending'`,
     [now],
   );
   return { pending: row?.pending ?? 0, oldestSeconds: Math.max(0, row?.oldest ?? 0) };

@@ -4,6 +4,7 @@ import type { Services } from '../context.js';
 import type { DeliveryObserver } from './attempt.js';
 import { DeliveryPool } from './deliver.js';
 import { pendingBacklog } from './repository.js';
+import type { DeliveryWake } from './wake.js';
 
 /**
  * Notifications' metrics: attempts by outcome and how long they took, and the notifications still
@@ -47,16 +48,21 @@ export function notificationMetrics(
   };
 }
 
+/** After a wake, how long the deliverer waits for more before it looks: a look serves them all. */
+export const WAKE_DELAY_MS = 20;
+
 /**
- * Delivers notifications inside `kopek serve`: every `everyMs`, and at once whenever a delivery
- * finishes (a slot is free, and the next event of its resource may now go), due notifications are
- * claimed into the free slots. Other instances take other notifications (SKIP LOCKED). Returns a
- * stop function that resolves once the deliveries on their way have finished.
+ * Delivers notifications inside `kopek serve`: every `everyMs`, at once whenever a delivery
+ * finishes (a slot is free, and the next event of its resource may now go), and WAKE_DELAY_MS after
+ * `wake` says this process committed a notification due now, due notifications are claimed into the
+ * free slots. Other instances take other notifications (SKIP LOCKED). Returns a stop function that
+ * resolves once the deliveries on their way have finished.
  */
 export function startDelivery(
   services: Services,
   everyMs: number,
   observer?: DeliveryObserver,
+  wake?: DeliveryWake,
 ): () => Promise<void> {
   const pool = new DeliveryPool(services, observer ? { observer } : {});
   let stopped = false;
@@ -85,9 +91,20 @@ export function startDelivery(
   pool.onSettled = pump;
   const timer = setInterval(pump, everyMs);
   timer.unref();
+  let woken: NodeJS.Timeout | undefined;
+  const stopListening = wake?.on(() => {
+    if (stopped || woken) return;
+    woken = setTimeout(() => {
+      woken = undefined;
+      pump();
+    }, WAKE_DELAY_MS);
+    woken.unref();
+  });
   pump();
   return async () => {
     stopped = true;
+    stopListening?.();
+    clearTimeout(woken);
     clearInterval(timer);
     await filling;
     await pool.drain();

@@ -38,8 +38,8 @@ const eventsOf = (shopId: number) =>
     series_from: number;
     next_attempt_at: Date | null;
   }>(
-    `SELECT id::int, status, attempts, series_from, next_attempt_at FROM events
-     WHERE shop_id = $1 AND status <> 'none' ORDER BY id`,
+    `SELECT event_id::int AS id, status, attempts, series_from, next_attempt_at FROM deliveries
+     WHERE shop_id = $1 ORDER BY event_id`,
     [shopId],
   );
 
@@ -68,7 +68,9 @@ describe('cabinet notifications', () => {
 
     // The overview links to the failed ones.
     const last = events[events.length - 1];
-    await h.db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [last?.id]);
+    await h.db.query(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE event_id = $1`, [
+      last?.id,
+    ]);
     const failed = await c.get('/cabinet/notifications?status=failed');
     expect(failed.status).toBe(200);
     expect(ids(failed.body)).toEqual([`evt_${last?.id}`]);
@@ -82,9 +84,13 @@ describe('cabinet notifications', () => {
   it('pages through a long list by keyset, keeping the filters', async () => {
     const shop = await newShop(h);
     await h.db.query(
-      `INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, status, mail_status)
-       SELECT $1, 'subscription', 'sbs_page' || n, 'renewed.subscription', '{}'::jsonb, now(), $2, 'delivered', 'done'
-       FROM generate_series(1, 55) n`,
+      `WITH e AS (
+         INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, mail_status)
+         SELECT $1, 'subscription', 'sbs_page' || n, 'renewed.subscription', '{}'::jsonb, now(), $2, 'done'
+         FROM generate_series(1, 55) n
+         RETURNING id, shop_id, resource_id
+       )
+       INSERT INTO deliveries (event_id, shop_id, resource_id, status) SELECT id, shop_id, resource_id, 'delivered' FROM e`,
       [shop.shop.id, DEAD],
     );
     const c = await signedIn(h, shop, ip());
@@ -143,7 +149,7 @@ describe('cabinet notifications', () => {
   it('refuses a re-send without its CSRF token, and changes nothing', async () => {
     const { shop } = await shopWithFailures();
     const [event] = await eventsOf(shop.shop.id);
-    await h.db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [
+    await h.db.query(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE event_id = $1`, [
       event?.id,
     ]);
     const c = await signedIn(h, shop, ip());
@@ -165,7 +171,7 @@ describe('cabinet notifications', () => {
   it('re-sends: the notification is pending again with a new attempt due now', async () => {
     const { shop } = await shopWithFailures();
     const [event] = await eventsOf(shop.shop.id);
-    await h.db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [
+    await h.db.query(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE event_id = $1`, [
       event?.id,
     ]);
     const c = await signedIn(h, shop, ip());

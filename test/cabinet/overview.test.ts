@@ -100,8 +100,8 @@ describe('cabinet overview', () => {
     expect(html).toContain('Being retried after a failed delivery: 1');
     expect(html).toContain('href="/cabinet/notifications?status=failed"');
     await h.db.query(
-      `UPDATE events SET status = 'failed', next_attempt_at = NULL
-       WHERE id = (SELECT min(id) FROM events WHERE shop_id = $1 AND status = 'pending')`,
+      `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL
+       WHERE event_id = (SELECT min(event_id) FROM deliveries WHERE shop_id = $1 AND status = 'pending')`,
       [shop.shop.id],
     );
     html = await overviewOf(h, shop);

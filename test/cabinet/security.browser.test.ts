@@ -97,7 +97,7 @@ beforeAll(async () => {
   b.subscription = subB.body.id;
   await deliverDue(kit.app.services, { shopId: shopB.shop.id });
   const [event] = await kit.h.db.query<{ id: number }>(
-    `SELECT id::int FROM events WHERE shop_id = $1 AND status <> 'none' ORDER BY id LIMIT 1`,
+    `SELECT event_id::int AS id FROM deliveries WHERE shop_id = $1 ORDER BY event_id LIMIT 1`,
     [shopB.shop.id],
   );
   expect(event).toBeDefined();

@@ -45,12 +45,13 @@ describe('cabinet notifications, e-mails, settings and test clock in Chromium', 
   it('re-sends a failed notification', async () => {
     const { shop } = await busyShop();
     const [event] = await kit.h.db.query<{ id: string }>(
-      `SELECT id::text FROM events WHERE shop_id = $1 AND status <> 'none' ORDER BY id LIMIT 1`,
+      `SELECT event_id::text AS id FROM deliveries WHERE shop_id = $1 ORDER BY event_id LIMIT 1`,
       [shop.shop.id],
     );
-    await kit.h.db.query(`UPDATE events SET status = 'failed', next_attempt_at = NULL WHERE id = $1`, [
-      event?.id,
-    ]);
+    await kit.h.db.query(
+      `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE event_id = $1`,
+      [event?.id],
+    );
     await kit.withPage(async (page) => {
       await signIn(page, shop);
       await page.goto(`${kit.base}/cabinet/notifications?status=failed`);
@@ -65,9 +66,10 @@ describe('cabinet notifications, e-mails, settings and test clock in Chromium', 
       await expect(page.locator('.details .badge').first().textContent()).resolves.toBe('Pending');
       await kit.screenshot(page, 'cabinet-notification-resent');
     });
-    const [after] = await kit.h.db.query<{ status: string }>('SELECT status FROM events WHERE id = $1', [
-      event?.id,
-    ]);
+    const [after] = await kit.h.db.query<{ status: string }>(
+      'SELECT status FROM deliveries WHERE event_id = $1',
+      [event?.id],
+    );
     expect(after?.status).toBe('pending');
   });
 

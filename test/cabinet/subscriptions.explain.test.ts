@@ -91,10 +91,14 @@ export async function seedShop(db: Queryable, shopId: number, rows: number, now:
     [shopId, now, rows],
   );
   await db.query(
-    `INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, status, attempts)
-     SELECT $1, 'subscription', 'sbs_${p}_' || g, 'renewed.subscription', '{}', $2, 'http://127.0.0.1:9/',
-       CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'delivered' END, 1
-     FROM generate_series(1, $3::int) g`,
+    `WITH e AS (
+       INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url)
+       SELECT $1, 'subscription', 'sbs_${p}_' || g, 'renewed.subscription', '{}', $2, 'http://127.0.0.1:9/'
+       FROM generate_series(1, $3::int) g
+       RETURNING id, shop_id, resource_id
+     )
+     INSERT INTO deliveries (event_id, shop_id, resource_id, status, attempts)
+     SELECT id, shop_id, resource_id, CASE WHEN id % 50 = 0 THEN 'failed' ELSE 'delivered' END, 1 FROM e`,
     [shopId, now, rows],
   );
 }

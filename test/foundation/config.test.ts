@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -38,8 +39,9 @@ describe('loadConfig', () => {
       mailIntervalMs: 1000,
       notifications: true,
       notifyIntervalMs: 1000,
-      notifyConcurrency: 32,
+      notifyConcurrency: 64,
       notifyShopConcurrency: 4,
+      notifySigningThreads: Math.min(4, availableParallelism() - 1),
       notifyAllowPrivate: false,
       trustProxy: false,
     });
@@ -187,22 +189,30 @@ describe('loadConfig', () => {
       loadConfig({
         NOTIFICATIONS: 'OFF',
         NOTIFY_INTERVAL_MS: '200',
-        NOTIFY_CONCURRENCY: '64',
+        NOTIFY_CONCURRENCY: '128',
         NOTIFY_SHOP_CONCURRENCY: '2',
+        NOTIFY_SIGNING_THREADS: '0',
         NOTIFY_ALLOW_PRIVATE: 'TRUE',
       }),
     ).toMatchObject({
       notifications: false,
       notifyIntervalMs: 200,
-      notifyConcurrency: 64,
+      notifyConcurrency: 128,
       notifyShopConcurrency: 2,
+      notifySigningThreads: 0,
       notifyAllowPrivate: true,
     });
     expect(
-      problemsOf({ NOTIFICATIONS: 'maybe', NOTIFY_ALLOW_PRIVATE: 'yes', NOTIFY_CONCURRENCY: '0' }),
+      problemsOf({
+        NOTIFICATIONS: 'maybe',
+        NOTIFY_ALLOW_PRIVATE: 'yes',
+        NOTIFY_CONCURRENCY: '0',
+        NOTIFY_SIGNING_THREADS: '17',
+      }),
     ).toEqual([
       'NOTIFICATIONS must be on or off, got "maybe"',
       'NOTIFY_CONCURRENCY must be a whole number from 1 to 1000, got "0"',
+      'NOTIFY_SIGNING_THREADS must be a whole number from 0 to 16, got "17"',
       'NOTIFY_ALLOW_PRIVATE must be true or false, got "yes"',
     ]);
   });

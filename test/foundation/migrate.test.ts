@@ -242,4 +242,98 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
     expect(results.flat().sort()).toEqual([...all].sort());
     expect(await recorded(fresh)).toEqual(loadMigrations().map((m) => m.version));
   });
+
+  it('keeps every notification, its state and its attempts across the move to 024_delivery_queue', async () => {
+    // A store at 023: notifications pending (one held by a deliverer), delivered, failed after a
+    // resend, and an event kept for the record without a URL.
+    const fresh = await store.open();
+    const all = loadMigrations();
+    await migrate(
+      fresh,
+      all.filter((m) => m.version < 24),
+    );
+    const [shop] = await fresh.query<{ id: number }>(
+      `INSERT INTO shops (name, secret_hash, test, public_key, private_key_enc, created_at)
+       VALUES ('Before 024', 'x', true, 'pk', 'sk', now()) RETURNING id`,
+    );
+    const shopId = shop?.id as number;
+    const at = new Date('2026-05-01T10:00:00Z');
+    const later = new Date('2026-05-01T10:05:00Z');
+    const rows: [string, string | null, string, number, Date | null, Date | null, Date | null, number][] = [
+      // resource, url, status, attempts, next_attempt_at, delivered_at, leased_until, series_from
+      ['sbs_a', 'http://shop.test/a', 'pending', 0, at, null, null, 0],
+      ['sbs_a', 'http://shop.test/a', 'pending', 2, later, null, later, 0],
+      ['sbs_b', 'http://shop.test/b', 'delivered', 1, null, later, null, 0],
+      ['sbs_c', 'http://shop.test/c', 'failed', 20, null, null, null, 17],
+      ['sbs_d', null, 'none', 0, null, null, null, 0],
+    ];
+    const ids: number[] = [];
+    for (const [resource, url, status, attempts, next, delivered, leased, series] of rows) {
+      const [row] = await fresh.query<{ id: number }>(
+        `INSERT INTO events (shop_id, resource_type, resource_id, event, payload, created_at, url, status,
+           attempts, next_attempt_at, delivered_at, leased_until, series_from, mail_status)
+         VALUES ($1, 'subscription', $2, 'renewed.subscription', $3, $4, $5, $6, $7, $8, $9, $10, $11, 'done')
+         RETURNING id`,
+        [
+          shopId,
+          resource,
+          JSON.stringify({ id: resource }),
+          at,
+          url,
+          status,
+          attempts,
+          next,
+          delivered,
+          leased,
+          series,
+        ],
+      );
+      ids.push(Number(row?.id));
+    }
+    await fresh.query(
+      `INSERT INTO event_attempts (event_id, n, at, status_code, duration_ms, response)
+       VALUES ($1, 1, $2, 200, 5, 'ok')`,
+      [ids[2], later],
+    );
+    await migrate(fresh, all);
+
+    const deliveries = await fresh.query(
+      `SELECT event_id::int, shop_id, resource_id, status, attempts, next_attempt_at, delivered_at,
+         leased_until, series_from FROM deliveries ORDER BY event_id`,
+    );
+    expect(deliveries).toEqual(
+      rows.slice(0, 4).map(([resource, , status, attempts, next, delivered, leased, series], i) => ({
+        event_id: ids[i],
+        shop_id: shopId,
+        resource_id: resource,
+        status,
+        attempts,
+        next_attempt_at: next,
+        delivered_at: delivered,
+        leased_until: leased,
+        series_from: series,
+      })),
+    );
+    // The events keep what they announced; their attempts now belong to the deliveries.
+    const events = await fresh.query<{ id: number; url: string | null; payload: unknown }>(
+      'SELECT id::int, url, payload FROM events ORDER BY id',
+    );
+    expect(events.map((e) => [e.id, e.url, e.payload])).toEqual(
+      rows.map(([resource, url], i) => [ids[i], url, { id: resource }]),
+    );
+    expect(await fresh.query('SELECT event_id::int, n, status_code FROM event_attempts')).toEqual([
+      { event_id: ids[2], n: 1, status_code: 200 },
+    ]);
+    const columns = await fresh.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name = 'events'`,
+    );
+    expect(columns.map((c) => c.name)).not.toContain('status');
+    // An attempt for an event without a delivery is refused.
+    await expect(
+      fresh.query(`INSERT INTO event_attempts (event_id, n, at, duration_ms) VALUES ($1, 1, now(), 1)`, [
+        ids[4],
+      ]),
+    ).rejects.toThrow(/foreign key/);
+  });
 });

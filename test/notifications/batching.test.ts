@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
+import type { Db, Statement } from '../../src/db/db.js';
 import { deliverDue, LEASE_MS } from '../../src/notifications/deliver.js';
 import { OutcomeWriter } from '../../src/notifications/outcomes.js';
 import { type AttemptRecord, claimDue, type DueRow, type Next } from '../../src/notifications/queue.js';
@@ -44,7 +44,7 @@ const eventRow = async (s: NotifyShop, id: number) =>
       attempts: number;
       leased_until: Date | null;
       next_attempt_at: Date | null;
-    }>('SELECT status, attempts, leased_until, next_attempt_at FROM events WHERE id = $1', [id])
+    }>('SELECT status, attempts, leased_until, next_attempt_at FROM deliveries WHERE event_id = $1', [id])
   )[0];
 
 const attemptRows = (s: NotifyShop, id: number) =>
@@ -163,15 +163,25 @@ describe('outcomes written in groups', () => {
     rx = await startReceiver();
     const s = await notifyShop();
     const subs = await subscriptions(s, rx.url, 3);
-    // The store goes away as the outcomes are written: as if the process died before the commit.
+    // The store goes away as the outcomes are written (the claims still get through): as if the
+    // process died before the commit.
+    const recordsOutcome = (statements: readonly Statement[]) =>
+      statements.some((st) => st.sql.trimStart().startsWith('INSERT INTO event_attempts'));
     const dead = {
       ...s.h.app.services,
-      db: { ...s.h.db, batch: () => Promise.reject(new Error('connection lost')) },
+      db: {
+        ...s.h.db,
+        batch: <R>(statements: readonly Statement[]) =>
+          recordsOutcome(statements)
+            ? Promise.reject(new Error('connection lost'))
+            : s.h.db.batch<R>(statements),
+      },
     };
     await deliverDue(dead, { shopId: s.shop.shop.id });
     expect(rx.received.map((r) => r.json.event)).toEqual(Array(3).fill('created.subscription'));
     const pending = await s.h.db.query<{ id: number; attempts: number; leased_until: Date | null }>(
-      `SELECT id, attempts, leased_until FROM events WHERE shop_id = $1 AND status = 'pending' ORDER BY id`,
+      `SELECT event_id AS id, attempts, leased_until FROM deliveries
+       WHERE shop_id = $1 AND status = 'pending' ORDER BY event_id`,
       [s.shop.shop.id],
     );
     expect(pending).toHaveLength(6);

@@ -111,18 +111,21 @@ describe.skipIf(!pgUrl)('two kopek serve processes on PostgreSQL (set DATABASE_U
     const delivered = async () =>
       (
         await sql<{ n: number }>(
-          `SELECT count(*)::int AS n FROM events WHERE resource_type = 'subscription' AND status = 'delivered'`,
+          `SELECT count(*)::int AS n FROM events e JOIN deliveries d ON d.event_id = e.id
+           WHERE e.resource_type = 'subscription' AND d.status = 'delivered'`,
         )
       )[0]?.n;
     await waitFor('every notification delivered', async () => (await delivered()) === 2 * N, 90_000).catch(
       async (err) => {
-        const states = await sql('SELECT event, status, attempts, count(*) FROM events GROUP BY 1, 2, 3');
+        const states = await sql(`SELECT e.event, d.status, d.attempts, count(*)
+           FROM events e JOIN deliveries d ON d.event_id = e.id GROUP BY 1, 2, 3`);
         throw new Error(`${err}: ${JSON.stringify(states)}\n${a.output()}\n${b.output()}`);
       },
     );
     expect(
       await sql(
-        `SELECT 1 FROM events WHERE resource_type = 'subscription' AND status IN ('pending', 'failed')`,
+        `SELECT 1 FROM events e JOIN deliveries d ON d.event_id = e.id
+         WHERE e.resource_type = 'subscription' AND d.status IN ('pending', 'failed')`,
       ),
     ).toEqual([]);
     // Other events (a charge's transaction) may be notified too; these are the subscriptions'.

@@ -31,8 +31,9 @@ interface EventRow {
 
 const eventsOf = (resourceId: string) =>
   h.db.query<EventRow>(
-    `SELECT shop_id, resource_type, resource_id, event, payload, url, status, created_at, next_attempt_at
-     FROM events WHERE resource_id = $1 ORDER BY id`,
+    `SELECT e.shop_id, e.resource_type, e.resource_id, e.event, e.payload, e.url,
+       coalesce(d.status, 'none') AS status, e.created_at, d.next_attempt_at
+     FROM events e LEFT JOIN deliveries d ON d.event_id = e.id WHERE e.resource_id = $1 ORDER BY e.id`,
     [resourceId],
   );
 

@@ -118,12 +118,13 @@ export async function troubledNotifications(
 ): Promise<{ failed: number; retrying: number }> {
   const [failed, retrying] = await Promise.all([
     db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM events WHERE shop_id = $1 AND status = 'failed' LIMIT $2) t`,
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM deliveries WHERE shop_id = $1 AND status = 'failed' LIMIT $2) t`,
       [shopId, TROUBLE_CAP],
     ),
     db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM events WHERE shop_id = $1 AND status = 'pending' AND attempts > 0 LIMIT $2) t`,
+         SELECT 1 FROM deliveries
+         WHERE shop_id = $1 AND status = 'pending' AND attempts > 0 AND leased_until IS NULL LIMIT $2) t`,
       [shopId, TROUBLE_CAP],
     ),
   ]);

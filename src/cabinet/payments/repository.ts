@@ -1,5 +1,6 @@
 import type { Queryable, Tx } from '../../db/db.js';
 import type { TransactionRow } from '../../ledger/repository.js';
+import { EVENTS_WITH_DELIVERY } from '../../notifications/repository.js';
 
 /** The cabinet's reads of the ledger: the payments list, a payment's events, and form nonces. */
 
@@ -133,8 +134,9 @@ export interface PaymentEvent {
 /** The notifications about one transaction, oldest first. */
 export function eventsOf(db: Queryable, shopId: number, uid: string): Promise<PaymentEvent[]> {
   return db.query<PaymentEvent>(
-    `SELECT id, event, status, attempts, url, created_at, delivered_at
-       FROM events WHERE resource_id = $1 AND shop_id = $2 ORDER BY id LIMIT 100`,
+    `SELECT e.id, e.event, coalesce(d.status, 'none') AS status, coalesce(d.attempts, 0) AS attempts, e.url,
+            e.created_at, d.delivered_at
+       FROM ${EVENTS_WITH_DELIVERY} WHERE e.resource_id = $1 AND e.shop_id = $2 ORDER BY e.id LIMIT 100`,
     [uid, shopId],
   );
 }

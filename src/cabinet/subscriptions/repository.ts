@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/db.js';
+import { EVENTS_WITH_DELIVERY } from '../../notifications/repository.js';
 
 /**
  * The subscriptions section's reads: a filtered page of a shop's subscriptions with what the table
@@ -129,12 +130,13 @@ export function eventsAbout(
   limit: number,
 ): Promise<EventRow[]> {
   return db.query<EventRow>(
-    `SELECT id, event, resource_type, resource_id,
-       CASE WHEN resource_type = 'subscription' THEN payload ->> 'state' END AS state,
-       url, status, attempts, next_attempt_at, delivered_at, created_at
-     FROM events
-     WHERE resource_id = ANY($2::text[]) AND shop_id = $1
-     ORDER BY id DESC
+    `SELECT e.id, e.event, e.resource_type, e.resource_id,
+       CASE WHEN e.resource_type = 'subscription' THEN e.payload ->> 'state' END AS state,
+       e.url, coalesce(d.status, 'none') AS status, coalesce(d.attempts, 0) AS attempts, d.next_attempt_at,
+       d.delivered_at, e.created_at
+     FROM ${EVENTS_WITH_DELIVERY}
+     WHERE e.resource_id = ANY($2::text[]) AND e.shop_id = $1
+     ORDER BY e.id DESC
      LIMIT $3`,
     [shopId, resourceIds, limit],
   );

@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DeliveryWake, wakingStore } from '../../src/notifications/wake.js';
+import {
+  cleanUp,
+  EMBEDDED_ONLY,
+  embeddedEnv,
+  freePort,
+  start,
+  waitFor,
+  waitForBanner,
+} from '../foundation/kopek-process.js';
+import { harness } from '../harness.js';
+import { cardBody } from '../subscriptions/helpers.js';
+import { type Receiver, startReceiver } from './receiver.js';
+
+/**
+ * A notification written by this process is sent at once, not at the deliverer's next look: the
+ * store tells the deliverer after each commit that made a delivery due.
+ */
+
+const dirs: string[] = [];
+let rx: Receiver | undefined;
+afterAll(async () => {
+  cleanUp();
+  await rx?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('the store seen through a DeliveryWake', () => {
+  it('wakes after a commit that made a delivery due, never for a rollback or other writes', async () => {
+    const h = await harness();
+    const wake = new DeliveryWake();
+    let woken = 0;
+    const stop = wake.on(() => {
+      woken++;
+    });
+    const db = wakingStore(h.db, wake);
+    // Statements that carry the outbox's and a resend's words, and change nothing.
+    const due = '/* INSERT INTO deliveries */ SELECT 1 AS n';
+    const resend = "/* UPDATE deliveries SET status = 'pending' */ SELECT 1 AS n";
+
+    await db.query('SELECT 1');
+    await db.batch([{ sql: 'SELECT 1' }]);
+    await db.tx((tx) => tx.query('SELECT 1'));
+    expect(woken).toBe(0);
+
+    await db.query(due);
+    expect(woken).toBe(1);
+    await db.batch([{ sql: 'SELECT 2' }, { sql: resend }]);
+    expect(woken).toBe(2);
+    // One wake per transaction, after it commits: none while it runs.
+    await db.tx(async (tx) => {
+      await tx.query(due);
+      await tx.batch([{ sql: due }]);
+      expect(woken).toBe(2);
+    });
+    expect(woken).toBe(3);
+    // A transaction that rolls back wakes nobody.
+    await expect(
+      db.tx(async (tx) => {
+        await tx.query(due);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(woken).toBe(3);
+    stop();
+    await db.query(due);
+    expect(woken).toBe(3);
+  });
+});
+
+describe('kopek serve', () => {
+  it('sends a new notification and a resend at once, whatever NOTIFY_INTERVAL_MS says', {
+    ...EMBEDDED_ONLY,
+    timeout: 60_000,
+  }, async () => {
+    rx = await startReceiver();
+    const dataDir = mkdtempSync(join(tmpdir(), 'kopek-wake-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    // An hour between looks: only the wake can send it within the test.
+    const env = { ...embeddedEnv(dataDir, port), NOTIFY_INTERVAL_MS: '3600000', BILLING: 'off' };
+    const s = start(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], env);
+    await waitForBanner(s);
+    const shopId = /Shop id:\s+(\d+)/.exec(s.output())?.[1];
+    const secret = /Secret key:\s+([0-9a-f]{64})/.exec(s.output())?.[1];
+    const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
+    const api = (path: string, body?: unknown) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+
+    const started = performance.now();
+    const res = await api('/subscriptions', cardBody({ notification_url: rx.url }));
+    expect(res.status).toBe(201);
+    const sub = ((await res.json()) as { id: string }).id;
+    await waitFor('the created notification', () => rx?.received.length === 2, 10_000);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(rx.received.map((r) => r.json.event)).toEqual(['created.subscription', 'activated.subscription']);
+
+    const list = (await (await api(`/notifications?resource_id=${sub}`)).json()) as { id: string }[];
+    const created = list.at(-1)?.id as string;
+    const resent = await api(`/notifications/${created}/resend`, {});
+    expect(resent.status).toBe(200);
+    await waitFor('the resend', () => rx?.received.length === 3, 10_000);
+    expect(rx.received[2]?.headers['kopek-event-id']).toBe(created);
+  });
+});
