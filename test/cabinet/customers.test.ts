@@ -30,6 +30,12 @@ describe('cabinet customers', () => {
     expect(list.body).toContain('Ann &lt;i>Lee&lt;/i>');
     expect(idsIn((await cab.get('/cabinet/customers?q=ann%40example.COM')).body)).toEqual([ann.id]);
     expect(idsIn((await cab.get(`/cabinet/customers?q=${bob.id}`)).body)).toEqual([bob.id]);
+    // The start of an address, in any case; LIKE's wildcards and a longer text find nothing.
+    expect(idsIn((await cab.get('/cabinet/customers?q=aNN%40')).body)).toEqual([ann.id]);
+    expect(idsIn((await cab.get('/cabinet/customers?q=b')).body)).toEqual([bob.id]);
+    expect(idsIn((await cab.get('/cabinet/customers?q=%25')).body)).toEqual([]);
+    expect(idsIn((await cab.get('/cabinet/customers?q=_ob')).body)).toEqual([]);
+    expect(idsIn((await cab.get('/cabinet/customers?q=bob%40example.comx')).body)).toEqual([]);
     const none = await cab.get('/cabinet/customers?q=nobody%40example.com');
     expect(idsIn(none.body)).toEqual([]);
     expect(none.body).toContain('No customer matches.');

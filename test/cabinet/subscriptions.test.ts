@@ -79,6 +79,11 @@ describe('cabinet subscriptions list', () => {
     expect(await list(`?plan=${a.plan.id}`)).toEqual([a.id]);
     expect(await list('?email=ANN%40example.com')).toEqual([third.id, a.id]);
     expect(await list('?email=nobody%40example.com')).toEqual([]);
+    // The start of an address finds it; LIKE's wildcards are plain characters.
+    expect(await list('?email=An')).toEqual([third.id, a.id]);
+    expect(await list('?email=ann%40example.com.')).toEqual([]);
+    expect(await list('?email=%25')).toEqual([]);
+    expect(await list('?email=_nn')).toEqual([]);
     expect(await list('?tracking_id=trk-b')).toEqual([b.id]);
     expect(await list(`?id=${third.id}`)).toEqual([third.id]);
     expect(await list(`?state=active&plan=Gold&email=ann%40example.com`)).toEqual([third.id, a.id]);

@@ -1,11 +1,12 @@
 import type { CustomerRow } from '../../customers/repository.js';
 import type { Queryable } from '../../db/db.js';
+import { emailStartsWith } from '../query.js';
 
 /** The cabinet's reads of customers: a page of them, and a customer's subscriptions and payments. */
 
 export interface CustomerSearch {
   id?: string | undefined;
-  /** Matched whole, in any letter case (the customers_shop_email index of 020). */
+  /** The start of the address, in any letter case (the customers_shop_email index of 025). */
   email?: string | undefined;
 }
 
@@ -23,7 +24,7 @@ export function listCustomerPage(
     return `$${values.length}`;
   };
   if (search.id !== undefined) where.push(`id = ${param(search.id)}`);
-  if (search.email !== undefined) where.push(`lower(email) = lower(${param(search.email)})`);
+  if (search.email !== undefined) where.push(emailStartsWith(param(search.email)));
   if (after !== undefined) where.push(`seq < ${param(after)}`);
   return db.query(`SELECT * FROM customers WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`, values);
 }

@@ -15,7 +15,7 @@ import { type CustomerSearch, listCustomerPage, paymentsOf, subscriptionsOf } fr
 const PAGE = 50;
 const RELATED = 50;
 
-/** The search box takes a customer id or a whole e-mail address. */
+/** The search box takes a customer id or the start of an e-mail address. */
 function searchOf(q: string | undefined): CustomerSearch {
   if (q === undefined) return {};
   return /^cst_/i.test(q) ? { id: q } : { email: q };

@@ -46,9 +46,10 @@ function Filters({ view }: { view: ListView }) {
       <Field
         name="email"
         label={t.email}
-        type="email"
+        inputmode="email"
         autocomplete="off"
         value={q.email}
+        hint={t.emailHint}
         error={view.errors.email}
       />
       <Field name="tracking_id" label={t.trackingId} value={q.tracking_id} error={view.errors.tracking_id} />

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/db.js';
 import { EVENTS_WITH_DELIVERY } from '../../notifications/repository.js';
+import { emailStartsWith } from '../query.js';
 
 /**
  * The subscriptions section's reads: a filtered page of a shop's subscriptions with what the table
@@ -54,7 +55,7 @@ export function subscriptionPage(
   }
   if (filter.email !== undefined) {
     add(
-      's.customer_id IN (SELECT id FROM customers WHERE shop_id = $1 AND lower(email) = lower(?))',
+      `s.customer_id IN (SELECT id FROM customers WHERE shop_id = $1 AND ${emailStartsWith('?')})`,
       filter.email,
     );
   }
