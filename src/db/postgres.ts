@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Batch, type TypeParsers } from './batch.js';
-import { type Db, pgErrorCode, type Tx } from './db.js';
+import { type Db, PgCode, pgErrorCode, type Tx } from './db.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -27,6 +27,30 @@ function connectionLost(err: unknown): Error | undefined {
   const severity = (err as { severity?: unknown }).severity;
   if (severity === undefined || severity === 'FATAL' || severity === 'PANIC') return err;
   return undefined;
+}
+
+/** How many times a lone statement or a batch runs in all when PostgreSQL picks it to break a deadlock. */
+export const TRANSIENT_ATTEMPTS = 3;
+
+/**
+ * Runs `work` again when PostgreSQL ended it as a deadlock victim or a serialization failure. Only
+ * for work that is one whole transaction of SQL alone (a lone statement, a batch): the failure rolled
+ * it all back and nothing outside the store saw it, so running it again is what would have happened
+ * had it come a moment later. Work inside `tx` is not retried here: its function may have done
+ * things outside the store.
+ */
+export async function retryTransient<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      const code = pgErrorCode(err);
+      const transient = code === PgCode.deadlock || code === PgCode.serializationFailure;
+      if (!transient || attempt >= TRANSIENT_ATTEMPTS) throw err;
+      // Apart, so the two sides of a deadlock do not meet again at once.
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20 * attempt));
+    }
+  }
 }
 
 export class PreparedNames {
@@ -96,7 +120,7 @@ export function createPostgresDb(
   return {
     kind: 'postgres',
     async query(sql, params) {
-      return run(pool, sql, params);
+      return retryTransient(() => run(pool, sql, params));
     },
     async tx(fn) {
       const client = await pool.connect();
@@ -152,25 +176,27 @@ export function createPostgresDb(
         client.release(lost);
       }
     },
-    async batch(statements) {
-      const named = statements.map((s) => ({
-        sql: s.sql,
-        params: s.params,
-        name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
-      }));
-      const client = await pool.connect();
-      let lost: Error | undefined;
-      try {
-        const batch = new Batch(named, parsers);
-        client.query(batch as never);
-        return (await batch.done) as never[][];
-      } catch (err) {
-        for (const s of statements) prepared.retryUnnamed(s.sql, err);
-        lost = connectionLost(err);
-        throw err;
-      } finally {
-        client.release(lost);
-      }
+    batch(statements) {
+      return retryTransient(async () => {
+        const named = statements.map((s) => ({
+          sql: s.sql,
+          params: s.params,
+          name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
+        }));
+        const client = await pool.connect();
+        let lost: Error | undefined;
+        try {
+          const batch = new Batch(named, parsers);
+          client.query(batch as never);
+          return (await batch.done) as never[][];
+        } catch (err) {
+          for (const s of statements) prepared.retryUnnamed(s.sql, err);
+          lost = connectionLost(err);
+          throw err;
+        } finally {
+          client.release(lost);
+        }
+      });
     },
     async close() {
       await pool.end();

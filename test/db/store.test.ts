@@ -1,7 +1,8 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
-import { createPostgresDb } from '../../src/db/postgres.js';
+import { createPostgresDb, retryTransient, TRANSIENT_ATTEMPTS } from '../../src/db/postgres.js';
 import { openTestDb } from '../harness.js';
 
 // Batches and prepared statements on the store the suite runs against (PGlite or PostgreSQL).
@@ -183,7 +184,73 @@ describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', ()
     }
   });
 
+  it('run a batch again that PostgreSQL broke a deadlock with, so both crossing batches take effect', async () => {
+    await db.batch([insert('dl-1', 0), insert('dl-2', 0)]);
+    // Each batch updates both rows, in the other's order, with a pause between.
+    const crossing = (first: string, second: string) => [
+      { sql: `UPDATE ${table} SET amount = amount + 1 WHERE id = $1`, params: [first] },
+      { sql: 'SELECT pg_sleep(0.3)' },
+      { sql: `UPDATE ${table} SET amount = amount + 1 WHERE id = $1`, params: [second] },
+    ];
+    // The same statements in two plain transactions: PostgreSQL ends one of them as a deadlock.
+    const raw = [new pg.Client({ connectionString: url() }), new pg.Client({ connectionString: url() })];
+    const codes = await Promise.all(
+      raw.map(async (c, i) => {
+        await c.connect();
+        try {
+          await c.query('BEGIN');
+          for (const s of crossing(i === 0 ? 'dl-1' : 'dl-2', i === 0 ? 'dl-2' : 'dl-1'))
+            await c.query(s.sql, s.params);
+          await c.query('ROLLBACK');
+          return 'done';
+        } catch (err) {
+          return pgErrorCode(err);
+        } finally {
+          await c.end();
+        }
+      }),
+    );
+    expect(codes.sort()).toEqual(['40P01', 'done']);
+    // As batches, the victim runs again once the other has committed: both take effect.
+    const two = createPostgresDb(url(), 2);
+    try {
+      await Promise.all([two.batch(crossing('dl-1', 'dl-2')), two.batch(crossing('dl-2', 'dl-1'))]);
+    } finally {
+      await two.close();
+    }
+    expect(await db.query(`SELECT id, amount FROM ${table} WHERE id LIKE 'dl-%' ORDER BY id`)).toEqual([
+      { id: 'dl-1', amount: 2 },
+      { id: 'dl-2', amount: 2 },
+    ]);
+  });
+
   it('are not made with DATABASE_PREPARE=false (for poolers that cannot keep them)', async () => {
     expect(await preparedOn(false)).toEqual([]);
+  });
+});
+
+describe('retryTransient', () => {
+  const failing = (codes: Array<string | undefined>) => {
+    let calls = 0;
+    const work = async () => {
+      const code = codes[calls++];
+      if (code === undefined) return calls;
+      throw Object.assign(new Error(`failed with ${code}`), { code });
+    };
+    return { work, calls: () => calls };
+  };
+
+  it('runs work again after a deadlock or a serialization failure', async () => {
+    const w = failing(['40P01', '40001']);
+    await expect(retryTransient(w.work)).resolves.toBe(3);
+  });
+
+  it(`gives up after ${TRANSIENT_ATTEMPTS} runs, and never retries any other error`, async () => {
+    const always = failing(Array(10).fill('40P01'));
+    await expect(retryTransient(always.work)).rejects.toMatchObject({ code: '40P01' });
+    expect(always.calls()).toBe(TRANSIENT_ATTEMPTS);
+    const unique = failing(['23505']);
+    await expect(retryTransient(unique.work)).rejects.toMatchObject({ code: '23505' });
+    expect(unique.calls()).toBe(1);
   });
 });
