@@ -37,8 +37,11 @@ parentPort.on('message', (m) => {
 /** Keys a thread keeps at most; the process keeps as many opened (attempt.ts). */
 const KEYS_KEPT = 1000;
 
-/** RSA-SHA256 (PKCS #1 v1.5) over `body`, in base64: the Content-Signature. */
-export const signHere = (key: KeyObject, body: string): string =>
+/**
+ * RSA-SHA256 (PKCS #1 v1.5) over `body`, in base64: the Content-Signature. The one definition of
+ * it, for the signing threads' fallback and for the cabinet showing the headers a notification went with.
+ */
+export const signHere = (key: KeyObject | string, body: string): string =>
   sign('sha256', Buffer.from(body), key).toString('base64');
 
 interface Job {

@@ -1,4 +1,6 @@
+import { verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { notificationBody } from '../../src/notifications/attempt.js';
 import { deliverDue } from '../../src/notifications/deliver.js';
 import { client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 import { cardBody } from '../subscriptions/helpers.js';
@@ -118,6 +120,14 @@ describe('cabinet notifications', () => {
     expect(page.body).not.toContain('<script>alert(1)</script>');
     expect(page.body).toContain('&lt;script>alert(1)&lt;/script>');
     expect(page.body).toContain('Content-Signature: ');
+    // The signature shown is the one sent: it verifies over the notification's body.
+    const shown = /Content-Signature: ([A-Za-z0-9+/=]+)/.exec(page.body)?.[1] as string;
+    const [stored] = await h.db.query<{ payload: Record<string, unknown> }>(
+      'SELECT payload FROM events WHERE id = $1',
+      [created?.id],
+    );
+    const body = Buffer.from(notificationBody({ payload: stored?.payload ?? {} }));
+    expect(verify('sha256', body, shop.shop.publicKey, Buffer.from(shown, 'base64'))).toBe(true);
     expect(page.body).toContain(`Kopek-Event-Id: evt_${created?.id}`);
     expect(page.body).not.toContain(shop.secret);
     expect(page.body).not.toContain(Buffer.from(`${shop.shop.id}:${shop.secret}`).toString('base64'));

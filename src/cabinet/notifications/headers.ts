@@ -1,6 +1,6 @@
-import { sign } from 'node:crypto';
 import { notificationBody } from '../../notifications/attempt.js';
 import type { NotificationView } from '../../notifications/service.js';
+import { signHere } from '../../notifications/signer.js';
 import type { ShopRow } from '../../shops/repository.js';
 import { signingKeyOf } from '../../shops/service.js';
 
@@ -19,7 +19,7 @@ export function signedHeaders(
   let signature: string;
   try {
     const body = notificationBody({ payload: n.payload });
-    signature = sign('sha256', Buffer.from(body), signingKeyOf(masterKey, shop)).toString('base64');
+    signature = signHere(signingKeyOf(masterKey, shop), body);
   } catch {
     signature = '—';
   }
