@@ -11,7 +11,7 @@ import { createPostgresDb } from '../../src/db/postgres.js';
 import { type ShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
 import { createSubscription } from '../../src/subscriptions/service.js';
-import { freePort, type Started, start, waitForBanner } from '../foundation/kopek-process.js';
+import { freePort, KOPEK, type Started, start, waitForBanner } from '../foundation/kopek-process.js';
 
 /**
  * A PostgreSQL schema of its own, filled with many due subscriptions, for tests that run real
@@ -154,7 +154,7 @@ export async function startGateway(store: BillStore): Promise<{ run: Started; en
   const url = `http://127.0.0.1:${port}`;
   const run = start(
     process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'serve'],
+    [...KOPEK, 'serve'],
     kopekEnv(store, {
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -184,9 +184,9 @@ export interface BillSummaryLine {
 const SUMMARY =
   /Billed: (\d+) charge attempts? \((\d+) successful, (\d+) failed, (\d+) error, (\d+) unknown\); (\d+) open attempts? resolved; (\d+) subscriptions? ended/;
 
-/** Starts `kopek bill` on the store, as an operator would (`node --import tsx src/cli.ts bill`). */
+/** Starts `kopek bill` on the store, as an operator would (`kopek bill`). */
 export function startBill(store: BillStore, extra: NodeJS.ProcessEnv = {}): BillRun {
-  const run = start(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'bill'], kopekEnv(store, extra));
+  const run = start(process.execPath, [...KOPEK, 'bill'], kopekEnv(store, extra));
   return {
     ...run,
     async summary() {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -6,9 +6,11 @@ import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { type Harness, harness, type TestShop } from '../harness.js';
+import { endpointOf } from './broker.js';
 
 /**
  * Real Chromium against a real listening Kopek: the worker's shared store, an app of its own whose
@@ -21,7 +23,6 @@ import { type Harness, harness, type TestShop } from '../harness.js';
  *   await kit.stop();                             // in afterAll
  */
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 
 export interface ShopSite {
@@ -100,11 +101,6 @@ async function captureScreenshot(page: Page, path: string): Promise<void> {
 }
 
 export async function startBrowserKit(env: Record<string, string> = {}): Promise<BrowserKit> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}; the browser tests need it: apt-get update && apt-get install -y chromium`,
-    );
-  }
   mkdirSync(SCREENSHOTS, { recursive: true });
   const h = await harness();
   const port = await freePort();
@@ -128,19 +124,8 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
   const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
   await app.listen({ port, host: '127.0.0.1' });
   const site = await startShopSite();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  // The run's one Chromium; this file's pages live in contexts of their own.
+  const browser = await chromium.connect(await endpointOf(inject('browserBroker')));
 
   return {
     h,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/db/migrate.js';
 import { client, harness, newShop } from '../harness.js';
-import { EMBEDDED_ONLY } from './kopek-process.js';
+import { EMBEDDED_ONLY, KOPEK } from './kopek-process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -34,7 +34,7 @@ function kopekIn(dir: string, args: string[]): Promise<Run> {
   delete env.KOPEK_MASTER_KEY;
   delete env.NODE_OPTIONS;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/kopek.js', ...args], {
+    const child = spawn(process.execPath, [...KOPEK, ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,6 +9,7 @@ import {
   EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
+  KOPEK,
   kopek,
   type Started,
   start,
@@ -106,7 +107,7 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
   it('a second server on the same DATA_DIR is refused, and the first keeps the store', async () => {
     const holder = lockOf(dir);
     expect(holder?.pid).toBe(server.child.pid);
-    const second = start(process.execPath, ['bin/kopek.js', 'serve'], embeddedEnv(dir, await freePort()));
+    const second = start(process.execPath, [...KOPEK, 'serve'], embeddedEnv(dir, await freePort()));
     const { code } = await second.exited;
     expect(code).toBe(3);
     expect(second.output()).toContain(
@@ -120,7 +121,7 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
     expect(lockOf(dir)).toBeUndefined();
-    server = start(process.execPath, ['bin/kopek.js', 'serve'], env);
+    server = start(process.execPath, [...KOPEK, 'serve'], env);
     await waitForBanner(server);
     expect(await get(`http://127.0.0.1:${port}/customers`, auth)).toBe(200);
     server.child.kill('SIGTERM');
@@ -171,14 +172,14 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
     // Each waits for the same moment, tries once, and holds what it got until all have tried.
     const at = Date.now() + 3000;
     const script = `
-      import { DataDirLock, tryLockDataDir } from './src/db/data-dir-lock.ts';
+      import { DataDirLock, tryLockDataDir } from './dist/db/data-dir-lock.js';
       await new Promise((r) => setTimeout(r, ${at} - Date.now()));
       const got = await tryLockDataDir(${JSON.stringify(dir)}, { command: 'race' });
       console.log(got instanceof DataDirLock ? 'won' : 'lost');
       await new Promise((r) => setTimeout(r, 2000));
     `;
     const racers = Array.from({ length: 6 }, () =>
-      start(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], process.env),
+      start(process.execPath, ['--input-type=module', '-e', script], process.env),
     );
     await Promise.all(racers.map((r) => r.exited));
     const results = racers.map((r) => r.output().trim());

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgliteDb } from '../../src/db/pglite.js';
+import { KOPEK } from './kopek-process.js';
 
 /**
  * A real server is killed (SIGKILL) in the middle of a burst of card subscriptions, each sent with
@@ -63,7 +64,7 @@ async function startServer(port: number): Promise<Started> {
   const url = storeUrl();
   if (url) env.DATABASE_URL = url;
   else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, [...KOPEK, 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

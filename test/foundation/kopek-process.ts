@@ -4,6 +4,12 @@ import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
+/**
+ * The compiled CLI (the tests' global set-up builds dist/ once per run): `node` with these
+ * arguments is `kopek`. One test per binary starts it as a user does (bin/kopek.js, npm start).
+ */
+export const KOPEK = [join(ROOT, 'dist', 'cli.js')];
+
 export interface Started {
   child: ChildProcess;
   output: () => string;
@@ -47,9 +53,9 @@ export function start(command: string, args: string[], env: NodeJS.ProcessEnv): 
   return { child, output: () => output, exited };
 }
 
-/** Runs the CLI (bin/kopek.js, as `npx kopek` does) to its end. */
+/** Runs the compiled CLI to its end. */
 export async function kopek(env: NodeJS.ProcessEnv, ...args: string[]) {
-  const run = start(process.execPath, ['bin/kopek.js', ...args], env);
+  const run = start(process.execPath, [...KOPEK, ...args], env);
   const { code } = await run.exited;
   return { code, output: run.output() };
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { KOPEK } from '../foundation/kopek-process.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
@@ -14,7 +15,7 @@ import { inject } from 'vitest';
  */
 
 const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
+const CLI = KOPEK;
 const START_LIMIT_MS = 90_000;
 
 export function listen(server: Server): Promise<number> {

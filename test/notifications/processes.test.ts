@@ -5,6 +5,7 @@ import {
   cleanUp,
   embeddedEnv,
   freePort,
+  KOPEK,
   start,
   waitFor,
   waitForBanner,
@@ -50,7 +51,7 @@ async function serve(masterKey: string) {
     NOTIFY_INTERVAL_MS: '100',
     BILLING: 'off',
   });
-  const s = start(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], env);
+  const s = start(process.execPath, [...KOPEK, 'serve'], env);
   await waitForBanner(s);
   return { ...s, base: `http://127.0.0.1:${port}` };
 }

@@ -7,6 +7,7 @@ import {
   EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
+  KOPEK,
   kopek,
   type Started,
   start,
@@ -84,7 +85,7 @@ describe('kopek clock and shop update through a running server', {
     const port = await freePort();
     env = embeddedEnv(tempDir(), port);
     base = `http://127.0.0.1:${port}`;
-    server = start(process.execPath, ['bin/kopek.js', 'serve'], env);
+    server = start(process.execPath, [...KOPEK, 'serve'], env);
     await waitForBanner(server);
     // The sandbox shop of the first start is a test shop: id 1, its key in the banner.
     const secret = server.output().match(/Secret key:\s+([0-9a-f]{64})/)?.[1];

@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type BrowserServer, chromium } from 'playwright-core';
+
+/**
+ * One Chromium for a whole test run. The run's global set-up starts this broker on loopback; the
+ * first browser test to ask (GET /browser) makes it launch Chromium as a Playwright browser server,
+ * and every test file then connects to that one browser with a context of its own. A run without
+ * browser tests never starts Chromium.
+ */
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface BrowserBroker {
+  /** Where test files ask for the browser's endpoint. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startBrowserBroker(): Promise<BrowserBroker> {
+  let launched: Promise<BrowserServer> | undefined;
+  const server: Server = createServer((req, res) => {
+    if (req.url !== '/browser') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!existsSync(CHROMIUM)) {
+      res
+        .writeHead(503, { 'content-type': 'text/plain' })
+        .end(
+          `Chromium is not installed at ${CHROMIUM}; the browser tests need it: apt-get update && apt-get install -y chromium`,
+        );
+      return;
+    }
+    launched ??= chromium.launchServer({ executablePath: CHROMIUM, args: ARGS });
+    launched.then(
+      (browser) => res.writeHead(200, { 'content-type': 'text/plain' }).end(browser.wsEndpoint()),
+      (err: unknown) => {
+        launched = undefined;
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err));
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/browser`,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      const browser = await launched?.catch(() => undefined);
+      await browser?.close();
+    },
+  };
+}
+
+/** The run's browser: asks the broker (whose address the global set-up provides) and connects. */
+export async function endpointOf(brokerUrl: string | undefined): Promise<string> {
+  if (!brokerUrl) throw new Error('no browser broker: the tests run without test/global-setup.ts');
+  const res = await fetch(brokerUrl);
+  const text = await res.text();
+  if (!res.ok) throw new Error(text);
+  return text;
+}
