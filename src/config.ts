@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { parseAllowList } from './net/address-rules.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -49,8 +50,11 @@ export interface Config {
    * machine's cores, at most 4; 0 signs on the event loop.
    */
   notifySigningThreads: number;
-  /** Live shops' notifications may go to private, loopback and link-local addresses (NOTIFY_ALLOW_PRIVATE). */
-  notifyAllowPrivate: boolean;
+  /**
+   * KOPEK_OUTBOUND_ALLOW: ranges of the operator's own network (`address/prefix`) that every shop's
+   * notifications may reach besides public addresses; link-local and cloud metadata never are.
+   */
+  outboundAllow: readonly string[];
   /**
    * TRUST_PROXY: which proxies' X-Forwarded-* headers to believe (false, true, or the proxies'
    * addresses and ranges), so the cabinet sees https and the buyer's address behind a load balancer.
@@ -179,9 +183,14 @@ export function loadConfig(env: Env = process.env): Config {
     0,
     16,
   );
-  const allowPrivateRaw = (value('NOTIFY_ALLOW_PRIVATE') ?? 'false').toLowerCase();
-  if (allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false')
-    problems.push(`NOTIFY_ALLOW_PRIVATE must be true or false, got "${allowPrivateRaw}"`);
+  const outbound = parseAllowList(value('KOPEK_OUTBOUND_ALLOW') ?? '');
+  problems.push(...outbound.problems);
+  // Replaced: it let live shops reach every address, cloud metadata included.
+  const allowPrivateRaw = value('NOTIFY_ALLOW_PRIVATE');
+  if (allowPrivateRaw !== undefined && allowPrivateRaw.toLowerCase() !== 'false')
+    problems.push(
+      'NOTIFY_ALLOW_PRIVATE is no longer read: list the ranges of your network notifications may reach in KOPEK_OUTBOUND_ALLOW instead, e.g. KOPEK_OUTBOUND_ALLOW=10.0.0.0/8,127.0.0.1/32',
+    );
 
   const trustProxyRaw = value('TRUST_PROXY') ?? 'false';
   let trustProxy: boolean | string[] = false;
@@ -223,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     notifyConcurrency,
     notifyShopConcurrency,
     notifySigningThreads,
-    notifyAllowPrivate: allowPrivateRaw === 'true',
+    outboundAllow: outbound.ranges,
     trustProxy,
   };
 }

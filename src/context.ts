@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/db.js';
+import type { OutboundNet } from './net/outbound.js';
 import type { Shop } from './shops/repository.js';
 
 /** What every verb may use, whoever calls it: HTTP routes, pages, the scheduler or tests. */
@@ -11,6 +12,8 @@ export interface Services {
   config: Config;
   masterKey: Buffer;
   log: FastifyBaseLogger;
+  /** The resolver and connector of requests shops aim; the system's unless given (tests give theirs). */
+  outbound?: OutboundNet;
 }
 
 /** A verb's context: the services plus the shop it acts for. */

@@ -18,6 +18,7 @@ import {
   generateSigningKeys,
   type SigningKeys,
 } from '../src/shops/service.js';
+import { type FakeNet, fakeNet } from './net/fake-net.js';
 
 export interface Harness {
   app: App;
@@ -27,6 +28,8 @@ export interface Harness {
   masterKey: Buffer;
   /** Every log line the app wrote, as raw JSON text: tests assert that secrets never appear. */
   logs: string[];
+  /** The network the app's notifications use: names from a table, connections to loopback only. */
+  net: FakeNet;
 }
 
 export const TEST_PUBLIC_URL = 'http://kopek.test';
@@ -64,13 +67,24 @@ async function start(): Promise<Harness> {
     GATEWAY_URL: TEST_PUBLIC_URL,
     KOPEK_MASTER_KEY: masterKey.toString('hex'),
     LOG_LEVEL: 'debug',
+    // Test shops notify receivers on loopback; on PostgreSQL (not the embedded store) only the
+    // operator's list lets them. Tests of the address rules give their own settings.
+    KOPEK_OUTBOUND_ALLOW: '127.0.0.1/32,::1/128',
   });
   const db = await openTestDb();
   await migrate(db);
   const clock = new ManualClock();
-  const app = await buildApp({ config, db, clock, masterKey, logger: logger as FastifyBaseLogger });
+  const net = fakeNet();
+  const app = await buildApp({
+    config,
+    db,
+    clock,
+    masterKey,
+    outbound: net,
+    logger: logger as FastifyBaseLogger,
+  });
   await app.ready();
-  return { app, db, clock, config, masterKey, logs };
+  return { app, db, clock, config, masterKey, logs, net };
 }
 
 export interface TestShop {

@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Services } from '../context.js';
+import { outboundRules } from '../net/outbound.js';
 import { shopSecret, signingKeyOf } from '../shops/service.js';
 import type { OutcomeWriter } from './outcomes.js';
 import { type Outcome, postNotification } from './post.js';
@@ -137,7 +138,8 @@ async function send(services: Services, row: DueRow, at: Date, timeoutMs: number
     url: row.url,
     body,
     headers,
-    allowPrivate: row.test || services.config.notifyAllowPrivate,
+    rules: outboundRules(services, row.test),
+    net: services.outbound,
     timeoutMs,
   });
 }

@@ -1,5 +1,6 @@
-import { Agent, request } from 'undici';
-import { AddressRefused, checkLiteralHost, guardedLookup } from './address-guard.js';
+import { request } from 'undici';
+import type { OutboundRules } from '../net/address-rules.js';
+import { AddressRefused, closeOutboundAgents, type OutboundNet, outboundAgent } from '../net/outbound.js';
 
 /**
  * One POST of a notification, outside any database transaction: its answer (status, the first
@@ -11,8 +12,10 @@ export interface Outgoing {
   url: string;
   body: string;
   headers: Record<string, string>;
-  /** Private, loopback and link-local addresses may be reached (test shops, NOTIFY_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
+  /** Which addresses it may reach: the shop's kind, the store, the operator's KOPEK_OUTBOUND_ALLOW. */
+  rules: OutboundRules;
+  /** The resolver and connector (tests give their own); the system's by default. */
+  net?: OutboundNet;
   timeoutMs: number;
 }
 
@@ -28,26 +31,8 @@ export interface Outcome {
 
 export const RESPONSE_KEPT_BYTES = 1024;
 
-let guarded: Agent | undefined;
-let open: Agent | undefined;
-
-// Keep-alive agents for the whole process; the guarded one resolves and checks every new connection.
-function agentFor(allowPrivate: boolean): Agent {
-  if (allowPrivate) {
-    open ??= new Agent({ keepAliveTimeout: 4000 });
-    return open;
-  }
-  guarded ??= new Agent({ keepAliveTimeout: 4000, connect: { lookup: guardedLookup } });
-  return guarded;
-}
-
 /** Closes the connections kept alive to receivers (at shutdown). */
-export async function closeNotificationAgents(): Promise<void> {
-  const agents = [guarded, open];
-  guarded = undefined;
-  open = undefined;
-  await Promise.all(agents.map((a) => a?.close()));
-}
+export const closeNotificationAgents = closeOutboundAgents;
 
 function target(url: string): URL {
   const u = new URL(url);
@@ -102,9 +87,9 @@ export async function postNotification(out: Outgoing): Promise<Outcome> {
   let statusCode: number | null = null;
   const chunks: Buffer[] = [];
   try {
-    if (!out.allowPrivate) checkLiteralHost(url.hostname);
+    // The agent judges every address before it connects (refused: AddressRefused, no connection).
     const res = await request(url, {
-      dispatcher: agentFor(out.allowPrivate),
+      dispatcher: outboundAgent(out.rules, out.net),
       method: 'POST',
       headers: out.headers,
       body: out.body,

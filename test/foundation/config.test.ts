@@ -42,7 +42,7 @@ describe('loadConfig', () => {
       notifyConcurrency: 64,
       notifyShopConcurrency: 4,
       notifySigningThreads: Math.min(4, availableParallelism() - 1),
-      notifyAllowPrivate: false,
+      outboundAllow: [],
       trustProxy: false,
     });
   });
@@ -184,7 +184,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('delivers notifications unless NOTIFICATIONS=off, to public addresses unless NOTIFY_ALLOW_PRIVATE=true', () => {
+  it('delivers notifications unless NOTIFICATIONS=off', () => {
     expect(
       loadConfig({
         NOTIFICATIONS: 'OFF',
@@ -192,7 +192,6 @@ describe('loadConfig', () => {
         NOTIFY_CONCURRENCY: '128',
         NOTIFY_SHOP_CONCURRENCY: '2',
         NOTIFY_SIGNING_THREADS: '0',
-        NOTIFY_ALLOW_PRIVATE: 'TRUE',
       }),
     ).toMatchObject({
       notifications: false,
@@ -200,12 +199,10 @@ describe('loadConfig', () => {
       notifyConcurrency: 128,
       notifyShopConcurrency: 2,
       notifySigningThreads: 0,
-      notifyAllowPrivate: true,
     });
     expect(
       problemsOf({
         NOTIFICATIONS: 'maybe',
-        NOTIFY_ALLOW_PRIVATE: 'yes',
         NOTIFY_CONCURRENCY: '0',
         NOTIFY_SIGNING_THREADS: '17',
       }),
@@ -213,8 +210,53 @@ describe('loadConfig', () => {
       'NOTIFICATIONS must be on or off, got "maybe"',
       'NOTIFY_CONCURRENCY must be a whole number from 1 to 1000, got "0"',
       'NOTIFY_SIGNING_THREADS must be a whole number from 0 to 16, got "17"',
-      'NOTIFY_ALLOW_PRIVATE must be true or false, got "yes"',
     ]);
+  });
+
+  it('reads the ranges of its own network the operator lets notifications reach (KOPEK_OUTBOUND_ALLOW)', () => {
+    expect(
+      loadConfig({ KOPEK_OUTBOUND_ALLOW: ' 127.0.0.1/32, 10.0.0.0/8,::1, fd00:0::/8 ,192.168.1.7' })
+        .outboundAllow,
+    ).toEqual(['127.0.0.1/32', '10.0.0.0/8', '::1/128', 'fd00::/8', '192.168.1.7/32']);
+    expect(loadConfig({ KOPEK_OUTBOUND_ALLOW: '' }).outboundAllow).toEqual([]);
+    // A range that contains link-local addresses is taken; they stay refused (test/net/address-rules).
+    expect(loadConfig({ KOPEK_OUTBOUND_ALLOW: '0.0.0.0/0,::/0' }).outboundAllow).toEqual([
+      '0.0.0.0/0',
+      '::/0',
+    ]);
+    const hint = 'such as 10.0.0.0/8,fd00::/8';
+    expect(
+      problemsOf({
+        KOPEK_OUTBOUND_ALLOW: 'localhost,10.0.0.0/33,0x7f000001/32,127.1,fe80::1%eth0,10.0.0.0/8',
+      }),
+    ).toEqual([
+      `KOPEK_OUTBOUND_ALLOW must list address ranges ${hint}, got "localhost"`,
+      `KOPEK_OUTBOUND_ALLOW must list address ranges ${hint}, got "10.0.0.0/33"`,
+      `KOPEK_OUTBOUND_ALLOW must list address ranges ${hint}, got "0x7f000001/32"`,
+      `KOPEK_OUTBOUND_ALLOW must list address ranges ${hint}, got "127.1"`,
+      `KOPEK_OUTBOUND_ALLOW must list address ranges ${hint}, got "fe80::1%eth0"`,
+    ]);
+    expect(
+      problemsOf({ KOPEK_OUTBOUND_ALLOW: '169.254.169.254/32,169.254.0.0/16,fe80::/64,fd00:ec2::254' }),
+    ).toEqual([
+      'KOPEK_OUTBOUND_ALLOW cannot allow "169.254.169.254/32": link-local and cloud metadata addresses are never reached',
+      'KOPEK_OUTBOUND_ALLOW cannot allow "169.254.0.0/16": link-local and cloud metadata addresses are never reached',
+      'KOPEK_OUTBOUND_ALLOW cannot allow "fe80::/64": link-local and cloud metadata addresses are never reached',
+      'KOPEK_OUTBOUND_ALLOW cannot allow "fd00:ec2::254": link-local and cloud metadata addresses are never reached',
+    ]);
+    expect(problemsOf({ KOPEK_OUTBOUND_ALLOW: '::ffff:10.0.0.0/104,64:ff9b::a00:0/104' })).toEqual([
+      'KOPEK_OUTBOUND_ALLOW: "::ffff:10.0.0.0/104" embeds IPv4 addresses, which are judged as IPv4: list the IPv4 range instead',
+      'KOPEK_OUTBOUND_ALLOW: "64:ff9b::a00:0/104" embeds IPv4 addresses, which are judged as IPv4: list the IPv4 range instead',
+    ]);
+  });
+
+  it('refuses NOTIFY_ALLOW_PRIVATE, replaced by KOPEK_OUTBOUND_ALLOW', () => {
+    for (const v of ['true', 'TRUE', 'yes'])
+      expect(problemsOf({ NOTIFY_ALLOW_PRIVATE: v })).toEqual([
+        'NOTIFY_ALLOW_PRIVATE is no longer read: list the ranges of your network notifications may reach in KOPEK_OUTBOUND_ALLOW instead, e.g. KOPEK_OUTBOUND_ALLOW=10.0.0.0/8,127.0.0.1/32',
+      ]);
+    // `false` asked for what every shop now gets without it.
+    expect(loadConfig({ NOTIFY_ALLOW_PRIVATE: 'false' }).outboundAllow).toEqual([]);
   });
 
   it('does not leak the master key into a problem message', () => {

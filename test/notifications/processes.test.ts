@@ -50,6 +50,8 @@ async function serve(masterKey: string) {
     KOPEK_MASTER_KEY: masterKey,
     NOTIFY_INTERVAL_MS: '100',
     BILLING: 'off',
+    // The test shops' receiver is on loopback, reached on PostgreSQL within the operator's list.
+    KOPEK_OUTBOUND_ALLOW: '127.0.0.1/32',
   });
   const s = start(process.execPath, [...KOPEK, 'serve'], env);
   await waitForBanner(s);
