@@ -11,6 +11,7 @@ import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
+import { DataDirUnsafeError } from './db/data-dir-mode.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
 import { startIdempotencyPurge } from './http/idempotency.js';
@@ -211,7 +212,8 @@ main(process.argv.slice(2)).then(
       console.error(err.message);
       process.exit(EXIT_STORE_BUSY);
     }
-    if (err instanceof ConfigError || err instanceof ShopInputError) console.error(err.message);
+    if (err instanceof ConfigError || err instanceof ShopInputError || err instanceof DataDirUnsafeError)
+      console.error(err.message);
     else if (err instanceof ControlError && err.kind === 'input') console.error(err.message);
     else if (err instanceof ControlError) console.error('kopek failed:', err.message);
     else if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
