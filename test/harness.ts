@@ -30,6 +30,8 @@ export interface Harness {
 }
 
 export const TEST_PUBLIC_URL = 'http://kopek.test';
+/** METRICS_TOKEN of the shared app: /metrics answers only with `Authorization: Bearer` and this. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-'.padEnd(40, '0');
 
 let shared: Promise<Harness> | undefined;
 
@@ -64,6 +66,7 @@ async function start(): Promise<Harness> {
     GATEWAY_URL: TEST_PUBLIC_URL,
     KOPEK_MASTER_KEY: masterKey.toString('hex'),
     LOG_LEVEL: 'debug',
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
   });
   const db = await openTestDb();
   await migrate(db);
