@@ -106,7 +106,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     const next = safeNext(body.next);
     if (!shopId || !secret) return show(request, reply, 422, { shopId, next, error: t.signInBlank });
 
-    // A long value is no shop id; only what fits the form is shown back.
+    // A long value is no shop id: it counts against the address only.
     const normal = shopId.length <= 64 ? normalShopId(shopId) : undefined;
     const attempt = await beginSignIn(app.services.db, request.ip, normal, app.services.clock.now());
     if (attempt.waitMs > 0) {
