@@ -11,9 +11,11 @@ import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
+import { DataDirUnsafeError } from './db/data-dir-mode.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
 import { startIdempotencyPurge } from './http/idempotency.js';
+import { startMetricsListener } from './http/metrics.js';
 import { mailMetrics, startMail } from './mail/scheduler.js';
 import { closeNotificationAgents } from './notifications/post.js';
 import { notificationMetrics, startDelivery } from './notifications/scheduler.js';
@@ -45,6 +47,9 @@ Commands:
 
 Configuration comes from environment variables; see the README.`;
 
+const NO_SHOPS = `No shops yet. Create one (its secret key is printed once) with:
+  kopek shop create --name 'My shop'          (add --test for a test shop)`;
+
 function shopText(shop: ShopShown): string {
   const { secret } = shop;
   return [
@@ -74,13 +79,17 @@ async function serve(): Promise<void> {
     log,
     forgetShop: (id: number) => app.shopAuthenticator.forget(id),
   };
+  // The embedded store is a sandbox: its first start makes a test shop and shows its key. On
+  // PostgreSQL shops are made on purpose (`kopek shop create`), and no key is ever printed here.
   let sandbox: ShopShown | undefined;
-  if ((await countShops(db)) === 0) {
+  const noShops = (await countShops(db)) === 0;
+  if (noShops && db.kind === 'pglite') {
     sandbox = await storeCommands['shop create'].run(deps, { name: 'Sandbox shop', test: true });
   }
   // Only now: a `kopek shop create` that arrives during the first start must not take the sandbox's place.
   held?.ready(deps);
   await app.listen({ port: config.port, host: config.host });
+  const metrics = await startMetricsListener(app.metrics, config, log);
   const stopSweep = startFingerprintSweep({ db, clock: systemClock, log });
   const stopPurge = startIdempotencyPurge({ db, clock: systemClock, log });
   const stopExpiry = startCheckoutExpirySweep({ db, clock: systemClock, config, log });
@@ -109,6 +118,7 @@ async function serve(): Promise<void> {
       // Together: deliveries on their way may take up to their timeout to finish.
       await Promise.all([stopBilling?.(), stopDelivery?.(), stopMail()]);
       await held?.close();
+      await metrics?.close();
       await app.close();
       await closeGatewayPools();
       await closeNotificationAgents();
@@ -134,7 +144,12 @@ async function serve(): Promise<void> {
     `\nKopek is running (${db.kind === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
     bannerText(config),
   ];
+  if (metrics) {
+    const host = config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost;
+    banner.push(`  ${'Metrics:'.padEnd(15)}http://${host}:${metrics.port}/metrics`);
+  }
   if (sandbox) banner.push('\nCreated a sandbox shop on this first start:', shopText(sandbox));
+  else if (noShops) banner.push(`\n${NO_SHOPS}`);
   console.log(banner.join('\n'));
 }
 
@@ -178,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'shop' && sub === 'list') {
     const rows = await runStoreCommand(loadConfig(), 'shop list', {});
-    if (rows.length === 0) console.log('No shops yet. Create one with: kopek shop create');
+    if (rows.length === 0) console.log(NO_SHOPS);
     for (const r of rows) {
       const flags = [r.test && 'test', r.threeDs && '3ds'].filter(Boolean).join(', ');
       console.log(`${r.id}\t${r.name}${flags ? `\t(${flags})` : ''}\tcreated ${r.createdAt}`);
@@ -211,7 +226,8 @@ main(process.argv.slice(2)).then(
       console.error(err.message);
       process.exit(EXIT_STORE_BUSY);
     }
-    if (err instanceof ConfigError || err instanceof ShopInputError) console.error(err.message);
+    if (err instanceof ConfigError || err instanceof ShopInputError || err instanceof DataDirUnsafeError)
+      console.error(err.message);
     else if (err instanceof ControlError && err.kind === 'input') console.error(err.message);
     else if (err instanceof ControlError) console.error('kopek failed:', err.message);
     else if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {

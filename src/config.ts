@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parseAllowList } from './net/address-rules.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -56,10 +57,15 @@ export interface Config {
    */
   outboundAllow: readonly string[];
   /**
-   * TRUST_PROXY: which proxies' X-Forwarded-* headers to believe (false, true, or the proxies'
-   * addresses and ranges), so the cabinet sees https and the buyer's address behind a load balancer.
+   * TRUST_PROXY: the proxies whose X-Forwarded-* headers to believe (their addresses and ranges), so
+   * the cabinet sees https and the visitor's address behind a load balancer; false believes none.
    */
-  trustProxy: boolean | string[];
+  trustProxy: false | string[];
+  /** METRICS_TOKEN: the bearer token /metrics asks for on the main port; unset, it is not served there. */
+  metricsToken: string | undefined;
+  /** METRICS_PORT: a separate listener that serves /metrics only (on METRICS_HOST). */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }
 
 export class ConfigError extends Error {
@@ -192,18 +198,19 @@ export function loadConfig(env: Env = process.env): Config {
       'NOTIFY_ALLOW_PRIVATE is no longer read: list the ranges of your network notifications may reach in KOPEK_OUTBOUND_ALLOW instead, e.g. KOPEK_OUTBOUND_ALLOW=10.0.0.0/8,127.0.0.1/32',
     );
 
-  const trustProxyRaw = value('TRUST_PROXY') ?? 'false';
-  let trustProxy: boolean | string[] = false;
-  if (trustProxyRaw === 'true' || trustProxyRaw === 'false') trustProxy = trustProxyRaw === 'true';
-  else if (/^[0-9a-fA-F.:/,\s]+$/.test(trustProxyRaw))
-    trustProxy = trustProxyRaw
-      .split(',')
-      .map((part) => part.trim())
-      .filter(Boolean);
-  else
+  const trustProxy = trustedProxies(value('TRUST_PROXY'), problems);
+
+  const metricsToken = value('METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{32,256}$/.test(metricsToken))
     problems.push(
-      `TRUST_PROXY must be true, false, or the proxies' addresses such as 10.0.0.0/8,127.0.0.1, got "${trustProxyRaw}"`,
+      'METRICS_TOKEN must be 32 to 256 printable characters without spaces, e.g. from `openssl rand -hex 32`',
     );
+  const metricsPort = value('METRICS_PORT') === undefined ? undefined : int('METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
+    problems.push(`METRICS_PORT must differ from PORT (${port}): it is a listener of its own`);
+  const metricsHost = value('METRICS_HOST') ?? '127.0.0.1';
+  if (value('METRICS_HOST') !== undefined && metricsPort === undefined)
+    problems.push('METRICS_HOST needs METRICS_PORT: it is the address of the separate /metrics listener');
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -234,5 +241,44 @@ export function loadConfig(env: Env = process.env): Config {
     notifySigningThreads,
     outboundAllow: outbound.ranges,
     trustProxy,
+    metricsToken,
+    metricsPort,
+    metricsHost,
   };
+}
+
+// proxy-addr's names for the ranges of a proxy on this machine or network.
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: false, or the proxies' addresses, ranges (CIDR) and named ranges. Anything that
+ * believes every sender (true, a /0 range) is refused: any client could then claim any address, and
+ * the cabinet's sign-in limits count by address.
+ */
+function trustedProxies(raw: string | undefined, problems: string[]): false | string[] {
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  const everyone =
+    "TRUST_PROXY=true would believe X-Forwarded-For from anyone, so any client could choose the address Kopek sees (and spread its sign-in attempts over made-up addresses); set TRUST_PROXY to your load balancers' addresses or ranges instead, e.g. TRUST_PROXY=10.0.0.0/8 or TRUST_PROXY=loopback";
+  if (raw.toLowerCase() === 'true') {
+    problems.push(everyone);
+    return false;
+  }
+  const parts = raw.split(',').map((part) => part.trim());
+  for (const part of parts) {
+    if (NAMED_RANGES.includes(part)) continue;
+    const cidr = part.includes('/');
+    const valid = cidr
+      ? ipaddr.IPv4.isValidCIDRFourPartDecimal(part) || ipaddr.IPv6.isValidCIDR(part)
+      : ipaddr.IPv4.isValidFourPartDecimal(part) || ipaddr.IPv6.isValid(part);
+    if (!valid) {
+      problems.push(
+        `TRUST_PROXY must list the proxies' addresses or ranges, separated by commas (such as 10.0.0.0/8,192.0.2.7 or loopback), got "${part}" in "${raw}"`,
+      );
+    } else if (cidr && ipaddr.parseCIDR(part)[1] === 0) {
+      problems.push(
+        `TRUST_PROXY range ${part} takes in every address: ${everyone.slice(everyone.indexOf('set '))}`,
+      );
+    }
+  }
+  return parts;
 }

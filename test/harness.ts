@@ -33,6 +33,8 @@ export interface Harness {
 }
 
 export const TEST_PUBLIC_URL = 'http://kopek.test';
+/** METRICS_TOKEN of the shared app: /metrics answers only with `Authorization: Bearer` and this. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-'.padEnd(40, '0');
 
 let shared: Promise<Harness> | undefined;
 
@@ -70,6 +72,7 @@ async function start(): Promise<Harness> {
     // Test shops notify receivers on loopback; on PostgreSQL (not the embedded store) only the
     // operator's list lets them. Tests of the address rules give their own settings.
     KOPEK_OUTBOUND_ALLOW: '127.0.0.1/32,::1/128',
+    METRICS_TOKEN: TEST_METRICS_TOKEN,
   });
   const db = await openTestDb();
   await migrate(db);

@@ -1,23 +1,19 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CsrfField, ErrorSummary, Field } from '../pages/components.js';
 import { Document } from '../pages/document.js';
 import { fill, type PageLang } from '../pages/lang.js';
 import { sendPage } from '../pages/render.js';
 import { cabinetLang, LANG_COOKIE, SESSION_COOKIE, safeNext } from './context.js';
-import { databaseRateLimitStore } from './rate-limit-store.js';
 import { endSession, SESSION_MAX_MS, startSession } from './sessions.js';
+import { beginSignIn, normalShopId } from './sign-in-limits.js';
 import { cabinetTexts } from './texts.js';
 
 /**
- * Signing in with the shop id and secret key, and signing out. Failed attempts are counted per
- * address and per shop in the store (so every instance sees them): past the limit the form refuses
- * to check keys until the window ends. The key comparison itself is constant-time (ShopAuthenticator).
+ * Signing in with the shop id and secret key, and signing out. Attempts are counted in the store (so
+ * every instance sees them) per address, per address and shop, and per shop (src/cabinet/sign-in-limits.ts):
+ * past a limit the form refuses to check keys for a while. The key comparison itself is
+ * constant-time (ShopAuthenticator).
  */
-
-const WINDOW_MS = 15 * 60 * 1000;
-const MAX_FAILURES_PER_ADDRESS = 20;
-const MAX_FAILURES_PER_SHOP = 10;
 
 interface SignInView {
   lang: PageLang;
@@ -71,12 +67,6 @@ function SignInPage(v: SignInView) {
   );
 }
 
-/** How long a limiter refuses further attempts: 0 while attempts remain. */
-function waitOf(limit: { isAllowed: boolean } & { remaining?: number; ttl?: number }): number {
-  if (limit.isAllowed || (limit.remaining ?? 1) > 0) return 0;
-  return Math.max(1000, limit.ttl ?? WINDOW_MS);
-}
-
 function cookieOptions(request: FastifyRequest, maxAgeMs: number) {
   return {
     path: '/cabinet',
@@ -88,23 +78,6 @@ function cookieOptions(request: FastifyRequest, maxAgeMs: number) {
 }
 
 export async function signInRoutes(app: FastifyInstance): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    store: databaseRateLimitStore(app.services.db),
-    timeWindow: WINDOW_MS,
-  });
-  const byAddress = app.createRateLimit({
-    max: MAX_FAILURES_PER_ADDRESS,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `sign-in:ip:${request.ip}`,
-  });
-  const byShop = app.createRateLimit({
-    max: MAX_FAILURES_PER_SHOP,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) =>
-      `sign-in:shop:${String((request.body as Record<string, unknown>)?.shop_id ?? '').slice(0, 12)}`,
-  });
-
   const show = (request: FastifyRequest, reply: FastifyReply, status: number, view: Partial<SignInView>) =>
     sendPage(
       reply,
@@ -133,23 +106,23 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
     const next = safeNext(body.next);
     if (!shopId || !secret) return show(request, reply, 422, { shopId, next, error: t.signInBlank });
 
-    const [address, shop] = await Promise.all([
-      byAddress(request, { increment: false }),
-      byShop(request, { increment: false }),
-    ]);
-    const waitMs = Math.max(waitOf(address), waitOf(shop));
-    if (waitMs > 0) {
-      const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+    // A long value is no shop id: it counts against the address only.
+    const normal = shopId.length <= 64 ? normalShopId(shopId) : undefined;
+    const attempt = await beginSignIn(app.services.db, request.ip, normal, app.services.clock.now());
+    if (attempt.waitMs > 0) {
+      const minutes = Math.max(1, Math.ceil(attempt.waitMs / 60_000));
+      reply.header('retry-after', String(Math.ceil(attempt.waitMs / 1000)));
+      request.log.info({ shopId: normal }, 'cabinet sign-in turned away: too many attempts');
       return show(request, reply, 429, { shopId, next, error: fill(t.tooMany, { minutes }) });
     }
 
     const found = await app.shopAuthenticator.authenticate(shopId, secret);
     if (!found) {
-      await Promise.all([byAddress(request), byShop(request)]);
-      request.log.info({ shopId }, 'cabinet sign-in refused');
+      await attempt.failed();
+      request.log.info({ shopId: normal }, 'cabinet sign-in refused');
       return show(request, reply, 401, { shopId, next, error: t.signInFailed });
     }
+    await attempt.succeeded();
     const session = await startSession(
       app.services.db,
       found.id,

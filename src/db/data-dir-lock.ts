@@ -1,17 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { systemClock } from '../clock.js';
+import { PRIVATE_FILE_MODE, privateDataDir, tightenDataDir } from './data-dir-mode.js';
 
 /** What a lock file says about the process that holds DATA_DIR. */
 export interface LockHolder {
@@ -86,7 +78,7 @@ export async function tryLockDataDir(
   dataDir: string,
   who: { command: string; socket?: string },
 ): Promise<DataDirLock | LockHolder> {
-  mkdirSync(dataDir, { recursive: true });
+  privateDataDir(dataDir);
   const file = resolve(dataDir, LOCK_FILE);
   const holder: LockHolder = { pid: process.pid, ...who, since: systemClock.now().toISOString() };
   const text = `${JSON.stringify(holder)}\n`;
@@ -97,6 +89,8 @@ export async function tryLockDataDir(
       const lock = new DataDirLock(file, holder, text);
       held.set(file, lock);
       installExitHook();
+      // Only its holder changes DATA_DIR: what an older Kopek left open to others is closed now.
+      tightenDataDir(dataDir);
       return lock;
     }
     const seen = readText(file);
@@ -110,7 +104,7 @@ export async function tryLockDataDir(
 
 function createWithContent(file: string, text: string): boolean {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(temp, text, { flag: 'wx', mode: 0o644 });
+  writeFileSync(temp, text, { flag: 'wx', mode: PRIVATE_FILE_MODE });
   try {
     linkSync(temp, file);
     return true;

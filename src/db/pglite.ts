@@ -1,15 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
 import type { Db, Tx } from './db.js';
+import { PrivateNodeFS } from './private-fs.js';
 
 /**
- * The embedded store: PGlite in a directory (or in memory when dir is undefined).
- * One connection; PGlite queues queries, and a transaction holds the connection until it ends.
+ * The embedded store: PGlite in a directory (or in memory when dir is undefined), its files readable
+ * by this user only. One connection; PGlite queues queries, and a transaction holds the connection
+ * until it ends.
  */
 export async function createPgliteDb(dir: string | undefined): Promise<Db> {
-  if (dir !== undefined) mkdirSync(dir, { recursive: true });
+  if (dir !== undefined) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lite = await PGlite.create({
-    ...(dir !== undefined ? { dataDir: dir } : {}),
+    ...(dir !== undefined ? { fs: new PrivateNodeFS(dir) } : {}),
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
   });
   return {

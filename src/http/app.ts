@@ -83,7 +83,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   app.decorate('shopAuthenticator', shopAuthenticator);
   registerAuth(app, shopAuthenticator);
   registerIdempotency(app, db, clock, opts.masterKey);
-  app.decorate('metrics', registerMetrics(app));
+  app.decorate('metrics', registerMetrics(app, config));
   await registerPageSecurity(app);
 
   await app.register(swagger, {

@@ -57,6 +57,9 @@ export function decodedLength(text: string): number {
 const UNSAFE_TEXT = /[\p{Cc}\p{Cs}]/u;
 export const hasUnsafeText = (v: string): boolean => UNSAFE_TEXT.test(v);
 
+/** The Content-Security-Policy of a document sent back: nothing loads, and it runs in a sandbox. */
+export const DOCUMENT_POLICY = "default-src 'none'; sandbox";
+
 /**
  * The Content-Disposition of a download: an ASCII fallback in `filename` (quotes and backslashes
  * replaced) and the exact name in `filename*` (RFC 6266), so no name can break the header.

@@ -4,7 +4,7 @@ import { gatewayErrorBody } from '../gateway/error-body.js';
 import { GatewayError, gatewayErrors } from '../gateway/schemas.js';
 import { ctxOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses, Nullable } from '../http/schemas.js';
-import { contentDisposition, DOCUMENT_TYPES } from './document.js';
+import { contentDisposition, DOCUMENT_POLICY, DOCUMENT_TYPES } from './document.js';
 import { getProofDocument, submitProof } from './service.js';
 
 /** Documents the request and types the handler; the verb validates it (src/http/validation.ts). */
@@ -132,12 +132,16 @@ export const proofRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request, reply) => {
         const doc = await getProofDocument(ctxOf(request), request.params.uid);
-        return reply
-          .type(doc.content_type)
-          .header('content-disposition', contentDisposition(doc.file_name))
-          .header('x-content-type-options', 'nosniff')
-          .header('cache-control', 'private, no-store')
-          .send(doc.content);
+        return (
+          reply
+            .type(doc.content_type)
+            .header('content-disposition', contentDisposition(doc.file_name))
+            .header('x-content-type-options', 'nosniff')
+            // A document opened in a browser anyway (a PDF may carry script) runs nothing in this origin.
+            .header('content-security-policy', DOCUMENT_POLICY)
+            .header('cache-control', 'private, no-store')
+            .send(doc.content)
+        );
       },
     );
   }

@@ -89,9 +89,29 @@ export function checkShopInput(input: CreateShopInput): void {
   if (input.id !== undefined && (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > MAX_SHOP_ID)) {
     throw new ShopInputError(`--id must be a whole number from 1 to ${MAX_SHOP_ID}`);
   }
-  if (input.secret !== undefined && !/^[0-9a-f]{64}$/i.test(input.secret)) {
-    throw new ShopInputError('--secret must be 64 hexadecimal characters');
-  }
+  if (input.secret !== undefined) checkChosenSecret(input.secret);
+}
+
+/** Different byte values a chosen secret key must hold at least (of its 32). */
+export const MIN_SECRET_DISTINCT_BYTES = 16;
+
+/**
+ * A secret key chosen by hand (`--secret`) must be as good as a generated one: 64 hexadecimal
+ * characters, i.e. 32 bytes, of which at least 16 differ. Counting bytes, not characters: hex has
+ * only 16 characters, and a quarter of truly random keys lack one of them, while 32 random bytes
+ * practically never repeat so much. Repeated patterns (`00…`, `abab…`, `0123…f0123…f`) fail.
+ */
+function checkChosenSecret(secret: string): void {
+  const advice = 'use 32 random bytes, e.g. from `openssl rand -hex 32`';
+  if (!/^[0-9a-f]{64}$/i.test(secret))
+    throw new ShopInputError(
+      `--secret must be 64 hexadecimal characters (32 bytes), got ${secret.length} characters: ${advice}`,
+    );
+  const distinct = new Set(Buffer.from(secret, 'hex')).size;
+  if (distinct < MIN_SECRET_DISTINCT_BYTES)
+    throw new ShopInputError(
+      `--secret is too weak: its 32 bytes hold only ${distinct} different values, and at least ${MIN_SECRET_DISTINCT_BYTES} are needed; ${advice}`,
+    );
 }
 
 export async function createShop(

@@ -4,13 +4,18 @@ import type { Harness, TestShop } from '../harness.js';
  * Signing in to the cabinet in-process (app.inject): keeps the cookies a browser would, and reads
  * each page's CSRF token so tests can post its forms.
  */
+export interface Answer {
+  status: number;
+  body: string;
+  location?: string;
+  /** Retry-After, in seconds, on a 429. */
+  retryAfter?: number;
+}
+
 export interface CabinetClient {
-  get(url: string): Promise<{ status: number; body: string; location?: string }>;
+  get(url: string): Promise<Answer>;
   /** Posts a form with the CSRF token of the page last fetched (or `_csrf` given explicitly). */
-  post(
-    url: string,
-    form: Record<string, string>,
-  ): Promise<{ status: number; body: string; location?: string }>;
+  post(url: string, form: Record<string, string>): Promise<Answer>;
   csrf: () => string;
   cookies: Map<string, string>;
 }
@@ -33,6 +38,7 @@ export function cabinetClient(h: Harness, ip = '127.0.0.1'): CabinetClient {
     status: res.statusCode,
     body: res.body,
     ...(typeof res.headers.location === 'string' ? { location: res.headers.location } : {}),
+    ...(res.headers['retry-after'] !== undefined ? { retryAfter: Number(res.headers['retry-after']) } : {}),
   });
   return {
     cookies,

@@ -113,6 +113,10 @@ describe('kopek CLI', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
     const short = await kopekIn(untouched, ['shop', 'create', '--secret', 'short']);
     expect(short.code).not.toBe(0);
     expect(short.stderr).toContain('--secret must be 64 hexadecimal characters');
+    const weak = await kopekIn(untouched, ['shop', 'create', '--secret', 'ab'.repeat(32)]);
+    expect(weak.code).not.toBe(0);
+    expect(weak.stderr).toContain('--secret is too weak: its 32 bytes hold only 1 different values');
+    expect(weak.stderr).not.toMatch(/\n\s+at /);
 
     const id = await kopekIn(untouched, ['shop', 'create', '--id', 'abc']);
     expect(id.code).not.toBe(0);

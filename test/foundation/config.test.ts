@@ -44,16 +44,62 @@ describe('loadConfig', () => {
       notifySigningThreads: Math.min(4, availableParallelism() - 1),
       outboundAllow: [],
       trustProxy: false,
+      metricsToken: undefined,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
   it('believes forwarded headers only from the proxies TRUST_PROXY names', () => {
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1, ::1, fd00::/8, loopback' }).trustProxy).toEqual([
       '10.0.0.0/8',
       '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
     ]);
-    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY must be/);
+    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY must list/);
+  });
+
+  it('refuses a TRUST_PROXY that believes every sender, saying what to set instead', () => {
+    for (const raw of ['true', 'TRUE']) {
+      const [problem] = problemsOf({ TRUST_PROXY: raw });
+      expect(problem).toContain('TRUST_PROXY=true would believe X-Forwarded-For from anyone');
+      expect(problem).toContain("set TRUST_PROXY to your load balancers' addresses or ranges");
+    }
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.1,0.0.0.0/0' })).toEqual([
+      expect.stringMatching(/^TRUST_PROXY range 0\.0\.0\.0\/0 takes in every address: set TRUST_PROXY to/),
+    ]);
+    expect(problemsOf({ TRUST_PROXY: '::/0' })[0]).toContain('takes in every address');
+  });
+
+  it('refuses a TRUST_PROXY entry that is no address or range, each checked by itself', () => {
+    for (const bad of [
+      '10.0.0.300',
+      '10.0.0.0/33',
+      '0x7f.1',
+      '127.1',
+      'proxy.example',
+      '10.0.0.1,',
+      '::1/129',
+    ])
+      expect(problemsOf({ TRUST_PROXY: bad }), bad).toEqual([
+        expect.stringContaining('TRUST_PROXY must list'),
+      ]);
+  });
+
+  it('reads METRICS_TOKEN, METRICS_PORT and METRICS_HOST, and refuses wrong ones', () => {
+    const token = 'cd'.repeat(16);
+    const c = loadConfig({ METRICS_TOKEN: token, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+    expect([c.metricsToken, c.metricsPort, c.metricsHost]).toEqual([token, 9464, '0.0.0.0']);
+    expect(problemsOf({ METRICS_TOKEN: 'short' })).toEqual([
+      expect.stringContaining('METRICS_TOKEN must be 32 to 256 printable characters'),
+    ]);
+    expect(problemsOf({ METRICS_TOKEN: `${token} x` })[0]).toContain('METRICS_TOKEN must be');
+    expect(problemsOf({ METRICS_PORT: 'x' })[0]).toContain('METRICS_PORT must be a whole number');
+    expect(problemsOf({ METRICS_PORT: '3000' })[0]).toContain('METRICS_PORT must differ from PORT (3000)');
+    expect(problemsOf({ METRICS_HOST: '0.0.0.0' })[0]).toContain('METRICS_HOST needs METRICS_PORT');
   });
 
   it('treats blank values as unset', () => {

@@ -50,7 +50,7 @@ interface Started {
   output: () => string;
 }
 
-async function startServer(port: number): Promise<Started> {
+function serverEnv(port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -64,9 +64,40 @@ async function startServer(port: number): Promise<Started> {
   const url = storeUrl();
   if (url) env.DATABASE_URL = url;
   else delete env.DATABASE_URL;
+  return env;
+}
+
+/**
+ * The shop the test works as: the sandbox shop the first start of the embedded store makes, or on
+ * PostgreSQL (where `kopek serve` makes none) one made with `kopek shop create`.
+ */
+async function shopOf(first: Started, port: number): Promise<{ shopId?: string; secret?: string }> {
+  let text = first.output();
+  if (!/Shop id:/.test(text)) {
+    const child = spawn(process.execPath, [...KOPEK, 'shop', 'create', '--test'], {
+      cwd: ROOT,
+      env: serverEnv(port),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    text = '';
+    child.stdout?.on('data', (d) => {
+      text += d;
+    });
+    child.stderr?.on('data', (d) => {
+      text += d;
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+  return {
+    shopId: /Shop id:\s+(\d+)/.exec(text)?.[1],
+    secret: /Secret key:\s+([0-9a-f]+)/.exec(text)?.[1],
+  };
+}
+
+async function startServer(port: number): Promise<Started> {
   const child = spawn(process.execPath, [...KOPEK, 'serve'], {
     cwd: ROOT,
-    env,
+    env: serverEnv(port),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server = child;
@@ -195,8 +226,7 @@ describe('Idempotency-Key across a crash', () => {
   it('after SIGKILL mid-burst, every retry with its key answers a stored subscription, charged once', async () => {
     const port = await freePort();
     const first = await startServer(port);
-    const shopId = /Shop id:\s+(\d+)/.exec(first.output())?.[1];
-    const secret = /Secret key:\s+([0-9a-f]+)/.exec(first.output())?.[1];
+    const { shopId, secret } = await shopOf(first, port);
     expect(shopId && secret, first.output()).toBeTruthy();
     const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
 

@@ -2,10 +2,16 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logger.js';
-import { type Harness, harness, newShop, type TestShop } from '../harness.js';
+import { type Harness, harness, newShop, TEST_METRICS_TOKEN, type TestShop } from '../harness.js';
 
 let h: Harness;
 let shop: TestShop;
+const scrape = () =>
+  h.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` },
+  });
 
 beforeAll(async () => {
   h = await harness();
@@ -52,7 +58,7 @@ describe('operations endpoints', () => {
       headers: { authorization: shop.auth },
     });
     expect(listed.statusCode).toBe(200);
-    const res = await h.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await scrape();
     expect(res.statusCode).toBe(200);
     expect(String(res.headers['content-type'])).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(res.body).toContain('# TYPE kopek_http_requests_total counter');
@@ -66,7 +72,7 @@ describe('operations endpoints', () => {
   it('counts every answer of a route and status, and times each', async () => {
     const series = 'method="GET",route="/customers/:id",status="404"';
     const read = async () => {
-      const body = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const body = (await scrape()).body;
       const value = (name: string) =>
         Number(new RegExp(`^${name}\\{${series}\\} (\\d+)$`, 'm').exec(body)?.[1] ?? 0);
       return {
@@ -88,7 +94,7 @@ describe('operations endpoints', () => {
 
   it('counts unknown paths under one label, so random URLs cannot blow up the series', async () => {
     await h.app.inject({ method: 'GET', url: `/random/${Math.random()}` });
-    const res = await h.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await scrape();
     expect(res.body).toMatch(/kopek_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+/);
     expect(res.body).not.toMatch(/route="\/random/);
   });

@@ -6,6 +6,7 @@ import {
   embeddedEnv,
   freePort,
   KOPEK,
+  kopek,
   start,
   waitFor,
   waitForBanner,
@@ -40,8 +41,9 @@ afterAll(async () => {
   if (pgUrl) await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`, true);
 });
 
-async function serve(masterKey: string) {
-  const port = await freePort();
+const METRICS_TOKEN = 'processes-metrics-token-'.padEnd(40, '0');
+
+function storeEnv(masterKey: string, port: number): NodeJS.ProcessEnv {
   const env = embeddedEnv('/nonexistent', port);
   const url = new URL(pgUrl as string);
   url.searchParams.set('options', `-c search_path=${schema}`);
@@ -50,16 +52,23 @@ async function serve(masterKey: string) {
     KOPEK_MASTER_KEY: masterKey,
     NOTIFY_INTERVAL_MS: '100',
     BILLING: 'off',
+    METRICS_TOKEN,
     // The test shops' receiver is on loopback, reached on PostgreSQL within the operator's list.
     KOPEK_OUTBOUND_ALLOW: '127.0.0.1/32',
   });
-  const s = start(process.execPath, [...KOPEK, 'serve'], env);
+  return env;
+}
+
+async function serve(masterKey: string) {
+  const port = await freePort();
+  const s = start(process.execPath, [...KOPEK, 'serve'], storeEnv(masterKey, port));
   await waitForBanner(s);
   return { ...s, base: `http://127.0.0.1:${port}` };
 }
 
 const deliveredBy = async (base: string): Promise<number> => {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await res.text();
   const m = /kopek_notification_attempts_total\{outcome="delivered"\} (\d+)/.exec(text);
   return Number(m?.[1] ?? 0);
 };
@@ -78,8 +87,11 @@ describe.skipIf(!pgUrl)('two kopek serve processes on PostgreSQL (set DATABASE_U
     await sql(`CREATE SCHEMA ${schema}`, true);
     const masterKey = randomBytes(32).toString('hex');
     const a = await serve(masterKey);
-    const shopId = /Shop id:\s+(\d+)/.exec(a.output())?.[1];
-    const secret = /Secret key:\s+([0-9a-f]{64})/.exec(a.output())?.[1];
+    // On PostgreSQL `kopek serve` makes no shop: one is made as an operator would.
+    const created = await kopek(storeEnv(masterKey, 0), 'shop', 'create', '--test');
+    expect(created.code, created.output).toBe(0);
+    const shopId = /Shop id:\s+(\d+)/.exec(created.output)?.[1];
+    const secret = /Secret key:\s+([0-9a-f]{64})/.exec(created.output)?.[1];
     const b = await serve(masterKey);
     const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
 

@@ -81,6 +81,22 @@ describe('payment proof: who may send and read', () => {
     );
   });
 
+  it('sends the document as a sandboxed, unsniffed attachment from both areas', async () => {
+    const parent = await parentPayment(h, shop);
+    // A PDF may carry script: a browser that opens it must not run it in this origin.
+    expect((await api.post(proofUrl(parent), proofBody(pdf()))).status).toBe(200);
+    for (const area of ['/alt', '/beyag']) {
+      const res = await api.get(`${area}/transactions/${parent}/proof/document`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(String(res.headers['content-disposition'])).toMatch(
+        /^attachment; filename="[^"]+"; filename\*=UTF-8''/,
+      );
+      expect(res.headers['cache-control']).toBe('private, no-store');
+    }
+  });
+
   it('answers errors in the API shape, never wrapped in response', async () => {
     const res = await api.post(proofUrl(await parentPayment(h, shop)), proofBody(pdf(), { amount: 0 }));
     expect(Object.keys(res.body).sort()).toEqual(['errors', 'message']);

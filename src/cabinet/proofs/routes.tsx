@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import { contentDisposition } from '../../proofs/document.js';
+import { contentDisposition, DOCUMENT_POLICY } from '../../proofs/document.js';
 import { getProofDocument } from '../../proofs/service.js';
 import { cabinetOf } from '../context.js';
 import { cursorOf, pageOf } from '../paging.js';
@@ -41,7 +41,7 @@ function sendDocument(
     .type(doc.content_type)
     .header('content-disposition', inline ? disposition.replace(/^attachment/, 'inline') : disposition)
     .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('content-security-policy', DOCUMENT_POLICY)
     .header('cache-control', 'private, no-store')
     .send(doc.content);
 }
