@@ -125,7 +125,7 @@ async function baseline(): Promise<void> {
     'user-agent': 'Kopek-Notifications/1',
     'content-signature': 'A'.repeat(344),
     'kopek-timestamp': String(Math.floor(Date.now() / 1000)),
-    authorization: `Basic ${Buffer.from(`1:${'0'.repeat(64)}`).toString('base64')}`,
+    'kopek-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
   };
   let non2xx = 0;
   const post = async () => {

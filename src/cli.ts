@@ -3,7 +3,14 @@ import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { startCabinetPurge } from './cabinet/sessions.js';
 import { startCheckoutExpirySweep } from './checkout/expiry.js';
 import { bannerText } from './cli/banner.js';
-import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './cli/shop-commands.js';
+import {
+  clockCommand,
+  describeBilling,
+  NOTIFICATION_KEY_COMMANDS,
+  notificationKeyCommand,
+  rotateKeyCommand,
+  shopUpdateCommand,
+} from './cli/shop-commands.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { type ShopShown, storeCommands } from './control/commands.js';
@@ -36,9 +43,13 @@ Commands:
                              create a shop; prints its id, secret key and notification public key
   shop list                  list shops
   shop update N [--3ds on|off] [--email-notifications on|off] [--notification-email ADDRESS|none]
-                [--return-url URL|none] [--time-zone ZONE]
+                [--return-url URL|none] [--time-zone ZONE] [--notification-auth basic|signature]
                              change a shop's settings; prints them
   shop rotate-key N          give a shop a new secret key (prints it once; the old one stops working)
+  shop rotate-webhook-secret N
+                             a new webhook signing secret; the old one signs beside it for 24 hours
+  shop rotate-signing-key N  a new notification key pair, pending; prints its public key
+  shop confirm-signing-key N sign notifications with the pending key pair from now on
   bill                       bill everything due now, once; prints what it did
   clock show --shop N        show a test shop's clock
   clock advance --shop N (--by DURATION | --to INSTANT)
@@ -202,6 +213,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'shop' && sub === 'update') return shopUpdateCommand(argv.slice(2));
   if (command === 'shop' && sub === 'rotate-key') return rotateKeyCommand(argv.slice(2));
+  const keySub = NOTIFICATION_KEY_COMMANDS.find((c) => c === sub);
+  if (command === 'shop' && keySub !== undefined) return notificationKeyCommand(keySub, argv.slice(2));
   if (command === 'clock' && (sub === 'show' || sub === 'advance')) return clockCommand(sub, argv.slice(2));
   if (command === 'bill' && sub === undefined) {
     const s = await runStoreCommand(loadConfig(), 'bill', {});

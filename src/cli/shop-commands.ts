@@ -82,6 +82,7 @@ export async function shopUpdateCommand(args: string[]): Promise<number> {
       'notification-email': { type: 'string' },
       'return-url': { type: 'string' },
       'time-zone': { type: 'string' },
+      'notification-auth': { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -95,6 +96,7 @@ export async function shopUpdateCommand(args: string[]): Promise<number> {
     notification_email: orNone(values['notification-email']),
     return_url: orNone(values['return-url']),
     time_zone: values['time-zone'],
+    notification_auth: values['notification-auth'],
   };
   const settings = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   printSettings(await runStoreCommand(loadConfig(), 'shop update', { shop, settings }));
@@ -112,6 +114,40 @@ export async function rotateKeyCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** `shop rotate-webhook-secret N`, `shop rotate-signing-key N`, `shop confirm-signing-key N`. */
+export const NOTIFICATION_KEY_COMMANDS = [
+  'rotate-webhook-secret',
+  'rotate-signing-key',
+  'confirm-signing-key',
+] as const;
+
+export async function notificationKeyCommand(
+  sub: (typeof NOTIFICATION_KEY_COMMANDS)[number],
+  args: string[],
+): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new ShopInputError(`shop ${sub} takes one shop id: shop ${sub} N`);
+  const shop = shopIdArg(positionals[0], `shop ${sub} N: N`);
+  const s = await runStoreCommand(loadConfig(), `shop ${sub}`, { shop });
+  if (sub === 'rotate-webhook-secret') {
+    console.log(`Shop ${shop} webhook signing secret: ${s.webhook_secret}`);
+    if (s.webhook_secret_previous_until !== null)
+      console.log(
+        `The previous secret signs too until ${s.webhook_secret_previous_until} (the shop's clock).`,
+      );
+  } else if (sub === 'rotate-signing-key') {
+    console.log(
+      `Shop ${shop} new notification public key, pending (the current key signs until you confirm):`,
+    );
+    console.log((s.pending_public_key ?? '').trim());
+    console.log(`Confirm it with: kopek shop confirm-signing-key ${shop}`);
+  } else {
+    console.log(`Shop ${shop} notifications are signed with this public key from now on:`);
+    console.log(s.public_key.trim());
+  }
+  return 0;
+}
+
 function printSettings(s: ShopSettingsView): void {
   const rows: [string, string][] = [
     ['3-D Secure', s.three_d_secure ? 'on' : 'off'],
@@ -121,6 +157,8 @@ function printSettings(s: ShopSettingsView): void {
     ['Time zone', s.time_zone],
     ['Retry schedule', s.retry_schedule ? JSON.stringify(s.retry_schedule) : "the platform's rule"],
     ['Quiet hours', s.quiet_hours ? `${s.quiet_hours.start} to ${s.quiet_hours.end}` : 'none'],
+    ['Notification auth', s.notification_auth],
+    ['Pending signing key', s.pending_public_key === null ? 'none' : 'yes (confirm-signing-key)'],
   ];
   console.log(`Shop ${s.id}${s.test ? ' (test)' : ''}: ${s.name}`);
   for (const [label, value] of rows) console.log(`  ${`${label}:`.padEnd(22)}${value}`);

@@ -9,21 +9,25 @@ import {
   type TestClockView,
 } from '../billing/test-clock.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
+import { confirmSigningKey, rotateSigningKey, rotateWebhookSecret } from '../shops/notification-keys.js';
+import type { ShopRow } from '../shops/repository.js';
 import { MAX_SHOP_ID } from '../shops/repository.js';
 import { rotateShopKey, ShopInputError } from '../shops/service.js';
-import { changeShopSettings, type ShopSettingsView } from '../shops/settings.js';
+import { changeShopSettings, type ShopSettingsView, settingsView } from '../shops/settings.js';
 import type { StoreCommand, StoreDeps } from './commands.js';
 
 const command = <I, R>(c: StoreCommand<I, R>) => c;
 
 // The API's field names as the CLI's options spell them.
 const OPTION: Record<string, string> = { three_d_secure: '3ds' };
+// Fields that are not options, as a sentence names them.
+const LABEL: Record<string, string> = { pending_public_key: 'A pending signing key ' };
 
 /** An API error told in the CLI's words: `--time-zone is not an IANA time zone ...`. */
 function cliMessage(errors: ErrorTree): string {
   const parts: string[] = [];
   for (const [field, value] of Object.entries(errors)) {
-    const name = field === 'base' ? '' : `--${OPTION[field] ?? field.replace(/_/g, '-')} `;
+    const name = field === 'base' ? '' : (LABEL[field] ?? `--${OPTION[field] ?? field.replace(/_/g, '-')} `);
     if (Array.isArray(value)) parts.push(...value.map((m) => `${name}${m}`));
     else parts.push(cliMessage(value));
   }
@@ -91,7 +95,26 @@ export interface RotatedKey {
   secret: string;
 }
 
+/** A command on a shop's notification keys (`shop rotate-webhook-secret N` and the like). */
+const keyCommand = (name: string, verb: (deps: StoreDeps, shopId: number) => Promise<ShopRow>) =>
+  command({
+    parse: (raw: unknown): { shop: number } => ({ shop: shopIdOf(objectOf(raw, name)) }),
+    run: async (deps, input: { shop: number }): Promise<ShopSettingsView> => {
+      const view = await forShop(`no shop with id ${input.shop}`, async () =>
+        settingsView(deps, await verb(deps, input.shop)),
+      );
+      changed(deps, input.shop);
+      return view;
+    },
+  });
+
 export const shopCommands = {
+  /** A new webhook signing secret; the old one signs beside it for 24 hours. */
+  'shop rotate-webhook-secret': keyCommand('shop rotate-webhook-secret', rotateWebhookSecret),
+  /** A new RSA key pair, pending until confirmed. */
+  'shop rotate-signing-key': keyCommand('shop rotate-signing-key', (deps, id) => rotateSigningKey(deps, id)),
+  /** The pending key pair signs from now on. */
+  'shop confirm-signing-key': keyCommand('shop confirm-signing-key', confirmSigningKey),
   /** A new secret key for a shop: the old one stops working at once. */
   'shop rotate-key': command({
     parse: (raw: unknown): { shop: number } => ({ shop: shopIdOf(objectOf(raw, 'shop rotate-key')) }),
@@ -125,7 +148,7 @@ export const shopCommands = {
     },
     run: async (deps, input: ShopUpdateInput): Promise<ShopSettingsView> => {
       const view = await forShop(`no shop with id ${input.shop}`, () =>
-        changeShopSettings(deps.db, input.shop, input.settings),
+        changeShopSettings(deps, input.shop, input.settings),
       );
       changed(deps, input.shop);
       return view;

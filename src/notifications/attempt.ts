@@ -1,7 +1,10 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Services } from '../context.js';
 import { outboundRules } from '../net/outbound.js';
+import { webhookSecretEnc } from '../shops/notification-keys.js';
 import { shopSecret, signingKeyOf } from '../shops/service.js';
+import { openWebhookSecret } from '../shops/webhook-secret.js';
+import { KOPEK_SIGNATURE_HEADER, kopekSignature, sendsBasic } from './kopek-signature.js';
 import type { OutcomeWriter } from './outcomes.js';
 import { type Outcome, postNotification } from './post.js';
 import type { DueRow, Next } from './queue.js';
@@ -80,6 +83,7 @@ class KeptPerMasterKey<V> {
 
 const signingKeys = new KeptPerMasterKey<KeyObject>();
 const authorizations = new KeptPerMasterKey<string>();
+const webhookSecrets = new KeptPerMasterKey<string>();
 
 /**
  * The shop's signing key, opened and parsed once per process: parsing the PEM took longer than the
@@ -101,47 +105,91 @@ const authorizationOf = (masterKey: Buffer, row: Pick<DueRow, 'shop_id' | 'secre
     () => `Basic ${Buffer.from(`${row.shop_id}:${shopSecret(masterKey, row)}`).toString('base64')}`,
   );
 
-async function headersFor(
+/**
+ * The webhook secrets that sign at `at` (the shop's clock), opened once per process and found by
+ * their sealed text, so a rotated secret is used from the first claim that reads it: the current
+ * one, and for 24 hours after a rotation the one it replaced.
+ */
+function webhookSecretsAt(masterKey: Buffer, row: DueRow, sealed: string, at: Date): string[] {
+  const secrets = [webhookSecrets.get(masterKey, sealed, () => openWebhookSecret(masterKey, sealed))];
+  const previous = row.webhook_secret_prev_enc;
+  const until = row.webhook_secret_prev_until;
+  if (previous !== null && until !== null && at.getTime() < until.getTime()) {
+    secrets.push(webhookSecrets.get(masterKey, previous, () => openWebhookSecret(masterKey, previous)));
+  }
+  return secrets;
+}
+
+export interface SentHeaders {
+  headers: Record<string, string>;
+  /** The Kopek-Signature header, kept with the attempt for the cabinet to show. */
+  kopekSignature: string;
+}
+
+/**
+ * The headers of one attempt at `at` (the shop's clock). `webhookSecretSealed` is the shop's sealed
+ * webhook secret (the row's, or the one just made for an older shop). Basic goes only where
+ * sendsBasic allows it; the Content-Signature and the Kopek-Signature always go.
+ */
+export async function headersFor(
   services: Services,
   row: DueRow,
   body: string,
   at: Date,
-): Promise<Record<string, string>> {
+  webhookSecretSealed: string,
+): Promise<SentHeaders> {
   // RSA-SHA256 over the exact bytes sent (PKCS #1 v1.5, as createSign('RSA-SHA256') makes it).
   const key = signingKeyObject(services.masterKey, row);
+  const t = Math.floor(at.getTime() / 1000);
+  const kopek = kopekSignature(t, body, webhookSecretsAt(services.masterKey, row, webhookSecretSealed, at));
   const authorization =
-    row.secret_enc === null ? undefined : authorizationOf(services.masterKey, row, row.secret_enc);
+    row.secret_enc === null || !sendsBasic(row.notification_auth, row.url)
+      ? undefined
+      : authorizationOf(services.masterKey, row, row.secret_enc);
   const signature = await processSigner(services.config.notifySigningThreads).sign(key, body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'Kopek-Notifications/1',
     'content-signature': signature,
+    [KOPEK_SIGNATURE_HEADER.toLowerCase()]: kopek,
     [EVENT_ID_HEADER.toLowerCase()]: notificationId(row.id),
-    [TIMESTAMP_HEADER.toLowerCase()]: String(Math.floor(at.getTime() / 1000)),
+    [TIMESTAMP_HEADER.toLowerCase()]: String(t),
   };
   // A shop created before Kopek kept its key sealed gets its notifications without Basic until
   // it is given a new key (kopek shop rotate-key).
   if (authorization !== undefined) headers.authorization = authorization;
-  return headers;
+  return { headers, kopekSignature: kopek };
 }
 
-async function send(services: Services, row: DueRow, at: Date, timeoutMs: number): Promise<Outcome> {
-  let headers: Record<string, string>;
+interface Sent {
+  outcome: Outcome;
+  kopekSignature: string | null;
+}
+
+async function send(services: Services, row: DueRow, at: Date, timeoutMs: number): Promise<Sent> {
+  let sent: SentHeaders;
   const body = notificationBody(row);
+  // A shop older than webhook secrets is given one on its first notification. Outside the catch: a
+  // store that fails here leaves the notification leased, and it is tried again.
+  const sealed =
+    row.webhook_secret_enc ??
+    (await webhookSecretEnc(services, { id: row.shop_id, webhook_secret_enc: null }));
   try {
-    headers = await headersFor(services, row, body, at);
+    sent = await headersFor(services, row, body, at, sealed);
   } catch {
     // A master key other than the one the shop's keys were sealed with: nothing can be signed.
-    return { statusCode: null, durationMs: 0, response: null, error: "the shop's keys cannot be opened" };
+    const error = "the shop's keys cannot be opened";
+    return { outcome: { statusCode: null, durationMs: 0, response: null, error }, kopekSignature: null };
   }
-  return postNotification({
+  const outcome = await postNotification({
     url: row.url,
     body,
-    headers,
+    headers: sent.headers,
     rules: outboundRules(services, row.test),
     net: services.outbound,
     timeoutMs,
   });
+  return { outcome, kopekSignature: sent.kopekSignature };
 }
 
 const shopNow = (services: Services, row: DueRow) =>
@@ -156,7 +204,7 @@ export async function deliverOne(
   // The claim took this attempt's number.
   const n = row.attempts;
   const at = shopNow(services, row);
-  const outcome = await send(services, row, at, opts.timeoutMs ?? SEND_TIMEOUT_MS);
+  const { outcome, kopekSignature } = await send(services, row, at, opts.timeoutMs ?? SEND_TIMEOUT_MS);
   const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   let next: Next = { kind: 'delivered' };
   if (!ok) {
@@ -166,7 +214,7 @@ export async function deliverOne(
         ? { kind: 'failed' }
         : { kind: 'retry', at: new Date(shopNow(services, row).getTime() + delay) };
   }
-  const record = { eventId: row.id, n, seriesFrom: row.series_from, at, ...outcome };
+  const record = { eventId: row.id, n, seriesFrom: row.series_from, at, ...outcome, kopekSignature };
   await opts.outcomes.record(record, next);
   const kind = next.kind;
   summary.attempts += 1;

@@ -1,4 +1,5 @@
 import { type Db, type Statement, sqlText } from '../db/db.js';
+import type { NotificationAuth } from '../shops/repository.js';
 
 /**
  * The deliverers' questions to the outbox. The deliveries table is the queue, one narrow row per
@@ -43,6 +44,10 @@ export interface DueRow {
   clock_offset_ms: number;
   private_key_enc: string;
   secret_enc: string | null;
+  notification_auth: NotificationAuth;
+  webhook_secret_enc: string | null;
+  webhook_secret_prev_enc: string | null;
+  webhook_secret_prev_until: Date | null;
 }
 
 const SHOP_NOW = `$1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
@@ -139,7 +144,8 @@ export async function claimDue(
        FROM picked p, shops sh, events e
        WHERE d.event_id = p.id AND sh.id = d.shop_id AND e.id = d.event_id
        RETURNING d.event_id AS id, d.shop_id, e.event, e.payload, e.url, d.attempts, d.series_from,
-         sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc`,
+         sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc, sh.notification_auth,
+         sh.webhook_secret_enc, sh.webhook_secret_prev_enc, sh.webhook_secret_prev_until`,
   );
   // The plan PostgreSQL keeps for the prepared text, not one made anew for each claim: planning this
   // statement took as long as running it (about 0.45 ms), and the plans it made were all alike.
@@ -157,15 +163,19 @@ export interface AttemptRecord {
   durationMs: number;
   response: string | null;
   error: string | null;
+  /** The Kopek-Signature header sent; null when nothing was sent signed. */
+  kopekSignature?: string | null;
 }
 
 /** What the attempt leads to: delivered, another attempt at `retryAt`, or failed for good. */
 export type Next = { kind: 'delivered' } | { kind: 'retry'; at: Date } | { kind: 'failed' };
 
-const UPSERT_ATTEMPT = `INSERT INTO event_attempts (event_id, n, at, status_code, duration_ms, response, error)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)
+const UPSERT_ATTEMPT = `INSERT INTO event_attempts
+    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
   ON CONFLICT (event_id, n) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
-    duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error`;
+    duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error,
+    kopek_signature = EXCLUDED.kopek_signature`;
 
 // A 2xx ends the notification whoever holds it now; any other outcome changes it only while this
 // attempt's lease is still the latest, so a late deliverer never undoes a newer attempt's result.
@@ -181,7 +191,7 @@ const FAILED = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL,
 export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
   const attempt: Statement = {
     sql: UPSERT_ATTEMPT,
-    params: [a.eventId, a.n, a.at, a.statusCode, a.durationMs, a.response, a.error],
+    params: [a.eventId, a.n, a.at, a.statusCode, a.durationMs, a.response, a.error, a.kopekSignature ?? null],
   };
   if (next.kind === 'delivered') return [attempt, { sql: DELIVERED, params: [a.eventId, a.n, a.at] }];
   if (next.kind === 'retry')
@@ -189,10 +199,13 @@ export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
   return [attempt, { sql: FAILED, params: [a.eventId, a.n, a.seriesFrom] }];
 }
 
-const UPSERT_ATTEMPTS = `INSERT INTO event_attempts (event_id, n, at, status_code, duration_ms, response, error)
-  SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+const UPSERT_ATTEMPTS = `INSERT INTO event_attempts
+    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature)
+  SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[],
+    $7::text[], $8::text[])
   ON CONFLICT (event_id, n) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
-    duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error`;
+    duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error,
+    kopek_signature = EXCLUDED.kopek_signature`;
 
 // DELIVERED, RETRY and FAILED above, row by row, in one statement: the same conditions and the
 // same new values for each kind of outcome.
@@ -220,6 +233,7 @@ export function outcomesStatements(list: readonly { record: AttemptRecord; next:
   const durations: number[] = [];
   const responses: (string | null)[] = [];
   const errors: (string | null)[] = [];
+  const signatures: (string | null)[] = [];
   const series: number[] = [];
   const kinds: string[] = [];
   const retryAts: (Date | null)[] = [];
@@ -231,12 +245,13 @@ export function outcomesStatements(list: readonly { record: AttemptRecord; next:
     durations.push(a.durationMs);
     responses.push(a.response);
     errors.push(a.error);
+    signatures.push(a.kopekSignature ?? null);
     series.push(a.seriesFrom);
     kinds.push(next.kind);
     retryAts.push(next.kind === 'retry' ? next.at : null);
   }
   return [
-    { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors] },
+    { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors, signatures] },
     { sql: SETTLE_MANY, params: [ids, ns, series, kinds, ats, retryAts] },
   ];
 }

@@ -69,6 +69,8 @@ export interface AttemptRow {
   duration_ms: number;
   response: string | null;
   error: string | null;
+  /** The Kopek-Signature header sent; null for attempts that sent none or were made before it was kept. */
+  kopek_signature: string | null;
 }
 
 export function attemptsOf(db: Queryable, eventId: number): Promise<AttemptRow[]> {

@@ -107,10 +107,22 @@ export async function listNotifications(
 }
 
 export async function getNotification(ctx: Ctx, id: string): Promise<NotificationView> {
+  return (await getNotificationAsSent(ctx, id)).view;
+}
+
+/**
+ * The notification, and the Kopek-Signature header its last attempt went with (null before any
+ * attempt): the cabinet shows the headers as they were sent.
+ */
+export async function getNotificationAsSent(
+  ctx: Ctx,
+  id: string,
+): Promise<{ view: NotificationView; lastKopekSignature: string | null }> {
   const eventId = eventIdOf(id);
   const row = eventId === undefined ? undefined : await findEvent(ctx.db, ctx.shop.id, eventId);
   if (!row) throw ApiError.notFound();
-  return toView(row, await attemptsOf(ctx.db, row.id));
+  const attempts = await attemptsOf(ctx.db, row.id);
+  return { view: toView(row, attempts), lastKopekSignature: attempts.at(-1)?.kopek_signature ?? null };
 }
 
 /**

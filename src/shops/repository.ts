@@ -15,6 +15,10 @@ export interface QuietHoursSetting {
   end: string;
 }
 
+/** How a shop's notifications authenticate (see migration 026). */
+export const NOTIFICATION_AUTHS = ['basic', 'signature'] as const;
+export type NotificationAuth = (typeof NOTIFICATION_AUTHS)[number];
+
 export interface Shop {
   id: number;
   name: string;
@@ -46,6 +50,16 @@ export interface ShopRow {
   private_key_enc: string;
   /** The secret key sealed for HTTP Basic on notifications; null for shops created before it was kept. */
   secret_enc: string | null;
+  /** How notifications authenticate: HTTP Basic (https only) or no credentials. */
+  notification_auth: NotificationAuth;
+  /** The sealed webhook signing secret (Kopek-Signature); null until first used by an older shop. */
+  webhook_secret_enc: string | null;
+  /** The secret it replaced, still signing until webhook_secret_prev_until (the shop's clock). */
+  webhook_secret_prev_enc: string | null;
+  webhook_secret_prev_until: Date | null;
+  /** A new key pair shown to the shop, signing only once confirmed. */
+  pending_public_key: string | null;
+  pending_private_key_enc: string | null;
   time_zone: string;
   retry_schedule: RetryScheduleSetting | null;
   quiet_hours: QuietHoursSetting | null;
@@ -80,11 +94,13 @@ export interface NewShopRow {
   publicKey: string;
   privateKeyEnc: string;
   secretEnc: string;
+  webhookSecretEnc: string;
   createdAt: Date;
 }
 
 export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
-  const cols = 'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at, secret_enc';
+  const cols =
+    'name, secret_hash, test, three_ds, public_key, private_key_enc, created_at, secret_enc, webhook_secret_enc';
   const values = [
     s.name,
     s.secretHash,
@@ -94,10 +110,11 @@ export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
     s.privateKeyEnc,
     s.createdAt,
     s.secretEnc,
+    s.webhookSecretEnc,
   ];
   if (s.id === undefined) {
     const [row] = await db.query<ShopRow>(
-      `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
+      `INSERT INTO shops (${cols}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING *`,
       values,
     );
     return row as ShopRow;
@@ -107,7 +124,7 @@ export async function insertShop(db: Tx, s: NewShopRow): Promise<ShopRow> {
   // forward: setting it to max(id) could move it behind a value drawn but not yet committed.
   await db.query('LOCK TABLE shops IN SHARE ROW EXCLUSIVE MODE');
   const [row] = await db.query<ShopRow>(
-    `INSERT INTO shops (id, ${cols}) VALUES ($9,$1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
+    `INSERT INTO shops (id, ${cols}) VALUES ($10,$1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING *`,
     [...values, s.id],
   );
   await db.query(
@@ -155,6 +172,7 @@ export interface ShopSettings {
   timeZone?: string;
   retrySchedule?: RetryScheduleSetting | null;
   quietHours?: QuietHoursSetting | null;
+  notificationAuth?: NotificationAuth;
 }
 
 /** jsonb as text: the pg driver would send a JS array as a PostgreSQL array, not as JSON. */
@@ -178,7 +196,8 @@ export async function updateShopSettings(
        return_url = CASE WHEN $7::boolean THEN $8 ELSE return_url END,
        time_zone = COALESCE($9, time_zone),
        retry_schedule = CASE WHEN $10::boolean THEN $11::jsonb ELSE retry_schedule END,
-       quiet_hours = CASE WHEN $12::boolean THEN $13::jsonb ELSE quiet_hours END
+       quiet_hours = CASE WHEN $12::boolean THEN $13::jsonb ELSE quiet_hours END,
+       notification_auth = COALESCE($14, notification_auth)
      WHERE id = $1 RETURNING *`,
     [
       id,
@@ -194,6 +213,7 @@ export async function updateShopSettings(
       jsonb(s.retrySchedule),
       s.quietHours !== undefined,
       jsonb(s.quietHours),
+      s.notificationAuth ?? null,
     ],
   );
   return row;

@@ -13,6 +13,7 @@ import {
   type ShopRow,
   toShop,
 } from './repository.js';
+import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 
 export interface CreateShopInput {
   id?: number;
@@ -130,8 +131,9 @@ export async function createShop(
         test: input.test ?? false,
         threeDs: input.threeDs ?? false,
         publicKey,
-        privateKeyEnc: seal(deriveKey(deps.masterKey, 'shop-signing-key'), privateKey),
+        privateKeyEnc: sealSigningKey(deps.masterKey, privateKey),
         secretEnc: seal(secretKey(deps.masterKey), secret),
+        webhookSecretEnc: sealWebhookSecret(deps.masterKey, newWebhookSecret()),
         createdAt: deps.clock.now(),
       }),
     );
@@ -142,9 +144,15 @@ export async function createShop(
   }
 }
 
+/** The key that seals shops' notification signing keys (private_key_enc, pending_private_key_enc). */
+const signingKeyKey = (masterKey: Buffer) => deriveKey(masterKey, 'shop-signing-key');
+
+/** A private key (PEM) sealed as private_key_enc and pending_private_key_enc hold it. */
+export const sealSigningKey = (masterKey: Buffer, pem: string) => seal(signingKeyKey(masterKey), pem);
+
 /** The private key (PEM) that signs the notifications of the shop of `row`. */
 export function signingKeyOf(masterKey: Buffer, row: Pick<ShopRow, 'private_key_enc'>): string {
-  return open(deriveKey(masterKey, 'shop-signing-key'), row.private_key_enc).toString('utf8');
+  return open(signingKeyKey(masterKey), row.private_key_enc).toString('utf8');
 }
 
 /** The shop's private key for signing notifications. */

@@ -3,17 +3,22 @@
  * `PATCH /shop` and `kopek shop update`. The same verbs serve both.
  */
 import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../calendar/retry-settings.js';
+import { type Clock, isoString } from '../clock.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { isEmail, isHttpUrl, Msg } from '../core/rules.js';
 import type { Queryable } from '../db/db.js';
+import { webhookSecretEnc } from './notification-keys.js';
 import {
   findShopRow,
+  NOTIFICATION_AUTHS,
+  type NotificationAuth,
   type QuietHoursSetting,
   type RetryScheduleSetting,
   type ShopRow,
   type ShopSettings,
   updateShopSettings,
 } from './repository.js';
+import { openWebhookSecret } from './webhook-secret.js';
 
 export interface ShopSettingsView {
   id: number;
@@ -30,6 +35,22 @@ export interface ShopSettingsView {
   public_key: string;
   /** The same key as the bare base64 body of the PEM, the form the platform's client libraries take. */
   public_key_base64: string;
+  /** `basic`: HTTP Basic on notifications to https URLs; `signature`: no credentials at all. */
+  notification_auth: NotificationAuth;
+  /** The HMAC key of the Kopek-Signature header. */
+  webhook_secret: string;
+  /** Until when (the shop's clock) the secret it replaced signs beside it; null when none does. */
+  webhook_secret_previous_until: string | null;
+  /** A new key pair's public key, shown before it signs; null when none is pending. */
+  pending_public_key: string | null;
+  pending_public_key_base64: string | null;
+}
+
+/** What reading the settings needs: the store, and the master key and clock for the webhook secret. */
+export interface SettingsDeps {
+  db: Queryable;
+  masterKey: Buffer;
+  clock: Clock;
 }
 
 const MAX_URL = 2048;
@@ -42,7 +63,14 @@ export function pemBody(pem: string): string {
     .trim();
 }
 
-export function settingsView(row: ShopRow): ShopSettingsView {
+/**
+ * The shop's settings as the API answers them. An older shop without a webhook secret is given one
+ * here, so what GET /shop shows is what signs.
+ */
+export async function settingsView(deps: SettingsDeps, row: ShopRow): Promise<ShopSettingsView> {
+  const secret = openWebhookSecret(deps.masterKey, await webhookSecretEnc(deps, row));
+  const shopNow = deps.clock.now().getTime() + row.clock_offset_ms;
+  const until = row.webhook_secret_prev_until;
   return {
     id: row.id,
     name: row.name,
@@ -56,13 +84,21 @@ export function settingsView(row: ShopRow): ShopSettingsView {
     quiet_hours: row.quiet_hours,
     public_key: row.public_key,
     public_key_base64: pemBody(row.public_key),
+    notification_auth: row.notification_auth,
+    webhook_secret: secret,
+    webhook_secret_previous_until:
+      until !== null && row.webhook_secret_prev_enc !== null && until.getTime() > shopNow
+        ? isoString(until)
+        : null,
+    pending_public_key: row.pending_public_key,
+    pending_public_key_base64: row.pending_public_key === null ? null : pemBody(row.pending_public_key),
   };
 }
 
-export async function getShopSettings(db: Queryable, shopId: number): Promise<ShopSettingsView> {
-  const row = await findShopRow(db, shopId);
+export async function getShopSettings(deps: SettingsDeps, shopId: number): Promise<ShopSettingsView> {
+  const row = await findShopRow(deps.db, shopId);
   if (!row) throw ApiError.notFound();
-  return settingsView(row);
+  return settingsView(deps, row);
 }
 
 /**
@@ -97,6 +133,12 @@ export function parseSettings(body: Record<string, unknown>): ShopSettings {
   const url = (v: string) => v.length <= MAX_URL && isHttpUrl(v);
   const returnUrl = clearable('return_url', url, 'must be an absolute http(s) URL');
   if (returnUrl !== undefined) s.returnUrl = returnUrl;
+  const auth = body.notification_auth;
+  if (auth !== undefined) {
+    if (typeof auth === 'string' && (NOTIFICATION_AUTHS as readonly string[]).includes(auth))
+      s.notificationAuth = auth as NotificationAuth;
+    else errors.add('notification_auth', `must be one of: ${NOTIFICATION_AUTHS.join(', ')}`);
+  }
   const parsers = [
     ['time_zone', parseTimeZone, 'timeZone'],
     ['retry_schedule', parseRetrySchedule, 'retrySchedule'],
@@ -117,10 +159,11 @@ export function parseSettings(body: Record<string, unknown>): ShopSettings {
  * notifications need an address to go to, whichever request set either.
  */
 export async function changeShopSettings(
-  db: Queryable,
+  deps: SettingsDeps,
   shopId: number,
   body: Record<string, unknown>,
 ): Promise<ShopSettingsView> {
+  const { db } = deps;
   const changes = parseSettings(body);
   const current = await findShopRow(db, shopId);
   if (!current) throw ApiError.notFound();
@@ -132,5 +175,5 @@ export async function changeShopSettings(
   }
   const row = await updateShopSettings(db, shopId, changes);
   if (!row) throw ApiError.notFound();
-  return settingsView(row);
+  return settingsView(deps, row);
 }

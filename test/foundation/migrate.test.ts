@@ -336,4 +336,37 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
       ]),
     ).rejects.toThrow(/foreign key/);
   });
+
+  it('gives every shop at 025 notification_auth basic and no webhook secret yet (made on first use)', async () => {
+    const fresh = await store.open();
+    const all = loadMigrations();
+    await migrate(
+      fresh,
+      all.filter((m) => m.version < 26),
+    );
+    await fresh.query(
+      `INSERT INTO shops (name, secret_hash, test, public_key, private_key_enc, created_at, secret_enc)
+       VALUES ('Before 026', 'x', false, 'pk', 'sk', now(), 'sealed')`,
+    );
+    await migrate(fresh, all);
+    expect(
+      await fresh.query(
+        `SELECT notification_auth, webhook_secret_enc, webhook_secret_prev_enc, webhook_secret_prev_until,
+           pending_public_key, pending_private_key_enc, public_key, private_key_enc, secret_enc FROM shops`,
+      ),
+    ).toEqual([
+      {
+        notification_auth: 'basic',
+        webhook_secret_enc: null,
+        webhook_secret_prev_enc: null,
+        webhook_secret_prev_until: null,
+        pending_public_key: null,
+        pending_private_key_enc: null,
+        public_key: 'pk',
+        private_key_enc: 'sk',
+        secret_enc: 'sealed',
+      },
+    ]);
+    await expect(fresh.query(`UPDATE shops SET notification_auth = 'none'`)).rejects.toThrow(/check/);
+  });
 });

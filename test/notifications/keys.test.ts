@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storeCommands } from '../../src/control/commands.js';
+import { headersFor } from '../../src/notifications/attempt.js';
+import { findShopRow, type ShopRow } from '../../src/shops/repository.js';
 import { embeddedEnv, kopek } from '../foundation/kopek-process.js';
 import { client } from '../harness.js';
-import { notifyShop, type Receiver, startReceiver } from './receiver.js';
+import { dueRowOf, type NotifyShop, notifyShop, type Receiver, startReceiver } from './receiver.js';
 
 /**
- * Notifications carry HTTP Basic with the shop's secret key, which Kopek keeps sealed from now on;
- * `kopek shop rotate-key` gives a shop created before that a new key, and with it Basic. Neither the
- * secret nor the signing key ever reaches the log.
+ * Notifications to https URLs carry HTTP Basic with the shop's secret key, which Kopek keeps sealed
+ * from now on; `kopek shop rotate-key` gives a shop created before that a new key, and with it Basic.
+ * Plain http:// never carries it. Neither the secret nor the signing key ever reaches the log.
  */
 
 let rx: Receiver;
@@ -23,6 +25,20 @@ afterAll(async () => {
 const basicOf = (shopId: number, secret: string) =>
   `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
 
+/** The Authorization header a notification of the shop to an https URL goes with now. */
+async function httpsAuthorization(s: NotifyShop): Promise<string | undefined> {
+  const row = (await findShopRow(s.h.db, s.shop.shop.id)) as ShopRow;
+  const due = dueRowOf(row, 'https://shop.example/hook');
+  const sent = await headersFor(
+    s.h.app.services,
+    due,
+    '{}',
+    s.h.clock.now(),
+    row.webhook_secret_enc as string,
+  );
+  return sent.headers.authorization;
+}
+
 describe('the shop secret on notifications', () => {
   it('a shop without a sealed key is notified without Basic until its key is rotated', async () => {
     rx = await startReceiver();
@@ -30,6 +46,7 @@ describe('the shop secret on notifications', () => {
     const id = s.shop.shop.id;
     // As a shop created before Kopek kept its key sealed.
     await s.h.db.query('UPDATE shops SET secret_enc = NULL WHERE id = $1', [id]);
+    expect(await httpsAuthorization(s)).toBeUndefined();
     await s.subscribe(rx.url);
     await s.deliver();
     expect(rx.received).toHaveLength(2);
@@ -73,7 +90,9 @@ describe('the shop secret on notifications', () => {
     await s.deliver();
     const latest = rx.received.slice(2);
     expect(latest).toHaveLength(2);
-    for (const r of latest) expect(r.headers.authorization).toBe(basicOf(id, rotated.secret));
+    // Not over plain http://; over https, the new key.
+    for (const r of latest) expect(r.headers.authorization).toBeUndefined();
+    expect(await httpsAuthorization(s)).toBe(basicOf(id, rotated.secret));
 
     const logs = s.h.logs.join('\n');
     expect(logs).toContain('notification attempt');

@@ -1,7 +1,9 @@
-import { createVerify } from 'node:crypto';
+import { createHmac, createVerify, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deliverDue } from '../../src/notifications/deliver.js';
+import type { DueRow } from '../../src/notifications/queue.js';
+import type { ShopRow } from '../../src/shops/repository.js';
 import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 import { cardBody } from '../subscriptions/helpers.js';
 
@@ -92,6 +94,54 @@ export function signatureValid(r: Received, publicKey: string): boolean {
   const signature = r.headers['content-signature'];
   if (typeof signature !== 'string') return false;
   return createVerify('RSA-SHA256').update(r.body).verify(publicKey, signature, 'base64');
+}
+
+/**
+ * A receiver's check of Kopek-Signature, as the README shows it: `t` at most 5 minutes before `nowSeconds`,
+ * and any of the v1 values an HMAC-SHA256 of `<t>.<raw body>` under `secret`.
+ */
+export function kopekSignatureValid(r: Received, secret: string, nowSeconds: number): boolean {
+  const header = r.headers['kopek-signature'];
+  if (typeof header !== 'string') return false;
+  const parts = header.split(',').map((p) => p.split('='));
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  // Older than 5 minutes: a replay. (A test shop's clock may run ahead: a later t is its clock.)
+  if (!Number.isInteger(t) || nowSeconds - t > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${r.body}`).digest();
+  return parts
+    .filter(([k]) => k === 'v1')
+    .some(([, v]) => {
+      const given = Buffer.from(v ?? '', 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+/** The v1 values of a Kopek-Signature header, in order. */
+export const v1Values = (r: Received): string[] =>
+  String(r.headers['kopek-signature'] ?? '')
+    .split(',')
+    .filter((p) => p.startsWith('v1='))
+    .map((p) => p.slice(3));
+
+/** A claimed notification of the shop of `row` to `url`, as the deliverer's claim answers it. */
+export function dueRowOf(row: ShopRow, url: string, payload: Record<string, unknown> = { id: 'x' }): DueRow {
+  return {
+    id: 1,
+    shop_id: row.id,
+    event: 'created.subscription',
+    payload,
+    url,
+    attempts: 1,
+    series_from: 0,
+    test: row.test,
+    clock_offset_ms: row.clock_offset_ms,
+    private_key_enc: row.private_key_enc,
+    secret_enc: row.secret_enc,
+    notification_auth: row.notification_auth,
+    webhook_secret_enc: row.webhook_secret_enc,
+    webhook_secret_prev_enc: row.webhook_secret_prev_enc,
+    webhook_secret_prev_until: row.webhook_secret_prev_until,
+  };
 }
 
 export interface NotifyShop {

@@ -34,6 +34,11 @@ describe('GET /shop', () => {
       quiet_hours: null,
       public_key: shop.shop.publicKey,
       public_key_base64: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
+      notification_auth: 'basic',
+      webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      webhook_secret_previous_until: null,
+      pending_public_key: null,
+      pending_public_key_base64: null,
     });
     // The base64 form is the same key, as DER.
     const der = createPublicKey({

@@ -1,4 +1,5 @@
 import { notificationBody } from '../../notifications/attempt.js';
+import { KOPEK_SIGNATURE_HEADER, sendsBasic } from '../../notifications/kopek-signature.js';
 import type { NotificationView } from '../../notifications/service.js';
 import { signHere } from '../../notifications/signer.js';
 import type { ShopRow } from '../../shops/repository.js';
@@ -6,14 +7,16 @@ import { signingKeyOf } from '../../shops/service.js';
 
 /**
  * The headers a notification goes with, as the deliverer builds them, for a shop checking its
- * receiver: the signature is RSA-SHA256 (PKCS #1 v1.5, deterministic) over the same bytes, so it is
- * exactly the one sent. The Authorization header carries the secret key and is never shown.
+ * receiver: the signature is RSA-SHA256 (PKCS #1 v1.5, deterministic) over the same bytes with the
+ * key that signs now; the Kopek-Signature is the one the last attempt was sent with, as kept with
+ * it. The Authorization header carries the secret key: it is named, when the deliverer sends it
+ * (Basic chosen and an https URL), and never shown.
  */
 export function signedHeaders(
   masterKey: Buffer,
-  shop: Pick<ShopRow, 'private_key_enc' | 'secret_enc'>,
+  shop: Pick<ShopRow, 'private_key_enc' | 'secret_enc' | 'notification_auth'>,
   n: NotificationView,
-  lastAttemptAt: string | undefined,
+  last: { at: string | undefined; kopekSignature: string | null },
   hidden: string,
 ): Array<[string, string]> {
   let signature: string;
@@ -23,15 +26,16 @@ export function signedHeaders(
   } catch {
     signature = '—';
   }
-  const timestamp =
-    lastAttemptAt === undefined ? '…' : String(Math.floor(new Date(lastAttemptAt).getTime() / 1000));
+  const timestamp = last.at === undefined ? '…' : String(Math.floor(new Date(last.at).getTime() / 1000));
   const headers: Array<[string, string]> = [
     ['Content-Type', 'application/json'],
     ['User-Agent', 'Kopek-Notifications/1'],
     ['Content-Signature', signature],
+    [KOPEK_SIGNATURE_HEADER, last.kopekSignature ?? '…'],
     ['Kopek-Event-Id', n.id],
     ['Kopek-Timestamp', timestamp],
   ];
-  if (shop.secret_enc !== null) headers.push(['Authorization', `Basic … (${hidden})`]);
+  if (shop.secret_enc !== null && sendsBasic(shop.notification_auth, n.url))
+    headers.push(['Authorization', `Basic … (${hidden})`]);
   return headers;
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { shopCtx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import {
-  getNotification,
+  getNotificationAsSent,
   listNotifications,
   type NotificationView,
   resendNotification,
@@ -93,11 +93,14 @@ export const notificationsSection: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>('/notifications/:id', async (request, reply) => {
     const cabinet = cabinetOf(request);
     const ctx = ctxFor(request);
-    const n = await orNotFound(request, () => getNotification(ctx, request.params.id));
+    const sent = await orNotFound(request, () => getNotificationAsSent(ctx, request.params.id));
+    const n = sent.view;
     const row = await findShopRow(ctx.db, cabinet.shop.id);
     const last = n.attempts?.[n.attempts.length - 1]?.at;
     const hidden = notificationTexts(cabinet.lang).hidden;
-    const headers = row ? signedHeaders(ctx.masterKey, row, n, last, hidden) : [];
+    const headers = row
+      ? signedHeaders(ctx.masterKey, row, n, { at: last, kopekSignature: sent.lastKopekSignature }, hidden)
+      : [];
     const done = queryText(request.query, 'done') || undefined;
     return sendPage(
       reply,

@@ -31,7 +31,7 @@ export const notificationTexts = defineTexts({
     payload: 'Payload',
     headers: 'Headers it is sent with',
     headersHint:
-      'Content-Signature is RSA-SHA256 over the exact body, verified with the public key in Settings. Kopek-Timestamp is the time of each attempt.',
+      'Content-Signature is RSA-SHA256 over the exact body, verified with the public key in Settings. Kopek-Signature is as the last attempt sent it: HMAC-SHA256 over its time and the body with the webhook signing secret in Settings. Kopek-Timestamp is the time of each attempt.',
     hidden: 'your shop id and secret key (not shown)',
     attemptList: 'Attempts',
     noAttempts: 'No attempts yet.',
@@ -75,7 +75,7 @@ export const notificationTexts = defineTexts({
     payload: 'Содержимое',
     headers: 'Заголовки, с которыми оно отправляется',
     headersHint:
-      'Content-Signature — подпись RSA-SHA256 точного тела запроса; проверяется открытым ключом из настроек. Kopek-Timestamp — время каждой попытки.',
+      'Content-Signature — подпись RSA-SHA256 точного тела запроса; проверяется открытым ключом из настроек. Kopek-Signature — как его отправила последняя попытка: HMAC-SHA256 по её времени и телу с секретом подписи из настроек. Kopek-Timestamp — время каждой попытки.',
     hidden: 'идентификатор магазина и секретный ключ (не показаны)',
     attemptList: 'Попытки',
     noAttempts: 'Попыток пока не было.',

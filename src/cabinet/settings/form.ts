@@ -16,9 +16,10 @@ export interface SettingsForm {
   retry_error: string;
   quiet_start: string;
   quiet_end: string;
+  notification_auth: string;
 }
 
-export type FormErrors = Partial<Record<keyof SettingsForm | 'retry' | 'quiet', string>>;
+export type FormErrors = Partial<Record<keyof SettingsForm | 'retry' | 'quiet' | 'base', string>>;
 
 export function formOf(s: ShopSettingsView): SettingsForm {
   return {
@@ -31,6 +32,7 @@ export function formOf(s: ShopSettingsView): SettingsForm {
     retry_error: s.retry_schedule?.error?.join(', ') ?? '',
     quiet_start: s.quiet_hours?.start ?? '',
     quiet_end: s.quiet_hours?.end ?? '',
+    notification_auth: s.notification_auth,
   };
 }
 
@@ -51,6 +53,7 @@ export function formFromBody(body: unknown): SettingsForm {
     retry_error: text(b, 'retry_error'),
     quiet_start: text(b, 'quiet_start'),
     quiet_end: text(b, 'quiet_end'),
+    notification_auth: text(b, 'notification_auth'),
   };
 }
 
@@ -76,6 +79,8 @@ export function settingsBody(f: SettingsForm): Record<string, unknown> {
         : { ...(failed.length ? { failed } : {}), ...(error.length ? { error } : {}) },
     quiet_hours:
       f.quiet_start === '' && f.quiet_end === '' ? null : { start: f.quiet_start, end: f.quiet_end },
+    // A form without the choice (an older page) leaves it as it is.
+    ...(f.notification_auth === '' ? {} : { notification_auth: f.notification_auth }),
   };
 }
 
@@ -97,6 +102,7 @@ export function formErrors(
     zoneInvalid: string;
     retryInvalid: string;
     quietInvalid: string;
+    authInvalid: string;
   },
 ): FormErrors {
   const errors: FormErrors = {};
@@ -108,6 +114,7 @@ export function formErrors(
   if (retry) errors.retry = `${t.retryInvalid}: ${retry}`;
   const quiet = first(tree, 'quiet_hours');
   if (quiet) errors.quiet = `${t.quietInvalid}: ${quiet}`;
+  if (first(tree, 'notification_auth')) errors.notification_auth = t.authInvalid;
   for (const key of ['three_d_secure', 'email_notifications'] as const) {
     const m = first(tree, key);
     if (m) errors[key] = m;

@@ -4,6 +4,8 @@ import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { Checkbox } from './controls.js';
 import type { FormErrors, SettingsForm } from './form.js';
+import { SigningSection } from './signing-section.js';
+import { signingTexts } from './signing-texts.js';
 import { settingsTexts } from './texts.js';
 
 /** Every IANA zone this runtime knows, UTC first; the shop's own is kept even if unlisted. */
@@ -19,9 +21,12 @@ export function SettingsPage(p: {
   form: SettingsForm;
   errors: FormErrors;
   saved: boolean;
+  /** What a key action just did, said at the top. */
+  notice?: string | undefined;
 }) {
   const { cabinet, settings, form, errors } = p;
   const t = settingsTexts(cabinet.lang);
+  const s = signingTexts(cabinet.lang);
   const messages = Object.values(errors).filter((m): m is string => typeof m === 'string');
   const retryOnError = errors.retry?.includes(': error ') ?? false;
   const quietOnEnd = errors.quiet?.includes(': end ') ?? false;
@@ -30,6 +35,11 @@ export function SettingsPage(p: {
       {p.saved && (
         <p class="notice" role="status">
           {t.saved}
+        </p>
+      )}
+      {p.notice && (
+        <p class="notice" role="status">
+          {p.notice}
         </p>
       )}
       <ErrorSummary title={t.problems} errors={messages} />
@@ -140,22 +150,25 @@ export function SettingsPage(p: {
             </div>
           </fieldset>
         </fieldset>
+        <fieldset>
+          <legend>{s.notifications}</legend>
+          <Field
+            name="notification_auth"
+            label={s.auth}
+            value={form.notification_auth}
+            options={[
+              ['basic', s.authBasic],
+              ['signature', s.authSignature],
+            ]}
+            hint={s.authHint}
+            error={errors.notification_auth}
+          />
+        </fieldset>
         <button type="submit" class="primary">
           {t.save}
         </button>
       </form>
-      <section aria-labelledby="keys">
-        <h2 id="keys">{t.keys}</h2>
-        <p class="hint">{t.keysHint}</p>
-        <label for="public-key-pem">{t.pem}</label>
-        <textarea id="public-key-pem" class="copy key" readOnly rows={9} spellcheck={false}>
-          {settings.public_key}
-        </textarea>
-        <label for="public-key-base64">{t.base64}</label>
-        <textarea id="public-key-base64" class="copy key" readOnly rows={7} spellcheck={false}>
-          {settings.public_key_base64}
-        </textarea>
-      </section>
+      <SigningSection cabinet={cabinet} settings={settings} />
     </CabinetPage>
   );
 }

@@ -8,7 +8,9 @@ import { changeShopSettings, getShopSettings, type ShopSettingsView } from '../.
 import { cabinetOf } from '../context.js';
 import { queryText } from '../query.js';
 import { type FormErrors, formErrors, formFromBody, formOf, settingsBody } from './form.js';
+import { keyActions } from './key-actions.js';
 import { SettingsPage } from './pages.js';
+import { signingTexts } from './signing-texts.js';
 import { type AdvanceForm, type ClockEvent, TestClockPage, UNITS } from './test-clock-page.js';
 import { settingsTexts } from './texts.js';
 
@@ -68,6 +70,7 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
     form = formOf(settings),
     errors: FormErrors = {},
     saved = false,
+    notice: string | undefined = undefined,
   ) => (
     <SettingsPage
       cabinet={cabinetOf(request)}
@@ -75,26 +78,51 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
       form={form}
       errors={errors}
       saved={saved}
+      notice={notice}
     />
   );
 
   app.get('/settings', async (request, reply) => {
     const cabinet = cabinetOf(request);
-    const settings = await getShopSettings(request.server.services.db, cabinet.shop.id);
-    const saved = queryText(request.query, 'done') === 'saved';
-    return sendPage(reply, 200, render(request, settings, formOf(settings), {}, saved));
+    const settings = await getShopSettings(request.server.services, cabinet.shop.id);
+    const done = queryText(request.query, 'done');
+    const notice = keyActions.find((a) => a.done === done)?.notice;
+    const saved = done === 'saved';
+    const said = notice && signingTexts(cabinet.lang)[notice];
+    return sendPage(reply, 200, render(request, settings, formOf(settings), {}, saved, said));
   });
+
+  for (const action of keyActions) {
+    app.post(`/settings/${action.path}`, { preHandler: app.csrfProtection }, async (request, reply) => {
+      const cabinet = cabinetOf(request);
+      const services = request.server.services;
+      try {
+        await action.verb(services, cabinet.shop.id);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 422) throw err;
+        const settings = await getShopSettings(services, cabinet.shop.id);
+        const base = signingTexts(cabinet.lang).nothingPending;
+        return sendPage(reply, 422, render(request, settings, formOf(settings), { base }));
+      }
+      // As the API's key routes: this process's next request sees the shop's new keys at once.
+      request.server.shopAuthenticator.forget(cabinet.shop.id);
+      return reply.redirect(`/cabinet/settings?done=${action.done}`, 303);
+    });
+  }
 
   app.post('/settings', { preHandler: app.csrfProtection }, async (request, reply) => {
     const cabinet = cabinetOf(request);
-    const db = request.server.services.db;
+    const services = request.server.services;
     const form = formFromBody(request.body);
     try {
-      await changeShopSettings(db, cabinet.shop.id, settingsBody(form));
+      await changeShopSettings(services, cabinet.shop.id, settingsBody(form));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 422) throw err;
-      const settings = await getShopSettings(db, cabinet.shop.id);
-      const errors = formErrors(err.errors, settingsTexts(cabinet.lang));
+      const settings = await getShopSettings(services, cabinet.shop.id);
+      const errors = formErrors(err.errors, {
+        ...settingsTexts(cabinet.lang),
+        authInvalid: signingTexts(cabinet.lang).authInvalid,
+      });
       return sendPage(reply, 422, render(request, settings, form, errors));
     }
     // As PATCH /shop: this process's next API request sees the change at once.
