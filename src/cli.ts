@@ -3,6 +3,7 @@ import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { startCabinetPurge } from './cabinet/sessions.js';
 import { startCheckoutExpirySweep } from './checkout/expiry.js';
 import { bannerText } from './cli/banner.js';
+import { keysRotateCommand } from './cli/key-commands.js';
 import { clockCommand, describeBilling, rotateKeyCommand, shopUpdateCommand } from './cli/shop-commands.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -10,6 +11,7 @@ import { type ShopShown, storeCommands } from './control/commands.js';
 import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
+import { MasterKeyError } from './crypto/keyring.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { closeGatewayPools } from './gateway/http-client.js';
 import { startFingerprintSweep } from './gateway/sweep.js';
@@ -38,6 +40,9 @@ Commands:
                              change a shop's settings; prints them
   shop rotate-key N          give a shop a new secret key (prints it once; the old one stops working)
   bill                       bill everything due now, once; prints what it did
+  keys rotate [--batch-size N]
+                             re-seal everything sealed with a previous master key under the current one,
+                             while Kopek runs; prints what is left and when the previous key can go
   clock show --shop N        show a test shop's clock
   clock advance --shop N (--by DURATION | --to INSTANT)
                              move a test shop's clock forward (e.g. --by P1M, --to 2027-01-31T10:00:00Z),
@@ -188,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'shop' && sub === 'update') return shopUpdateCommand(argv.slice(2));
   if (command === 'shop' && sub === 'rotate-key') return rotateKeyCommand(argv.slice(2));
   if (command === 'clock' && (sub === 'show' || sub === 'advance')) return clockCommand(sub, argv.slice(2));
+  if (command === 'keys' && sub === 'rotate') return keysRotateCommand(argv.slice(2));
   if (command === 'bill' && sub === undefined) {
     const s = await runStoreCommand(loadConfig(), 'bill', {});
     console.log(`Billed: ${describeBilling(s)}`);
@@ -211,7 +217,8 @@ main(process.argv.slice(2)).then(
       console.error(err.message);
       process.exit(EXIT_STORE_BUSY);
     }
-    if (err instanceof ConfigError || err instanceof ShopInputError) console.error(err.message);
+    if (err instanceof ConfigError || err instanceof ShopInputError || err instanceof MasterKeyError)
+      console.error(err.message);
     else if (err instanceof ControlError && err.kind === 'input') console.error(err.message);
     else if (err instanceof ControlError) console.error('kopek failed:', err.message);
     else if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {

@@ -1,3 +1,4 @@
+import type { MasterKeys } from '../../crypto/keyring.js';
 import { notificationBody } from '../../notifications/attempt.js';
 import type { NotificationView } from '../../notifications/service.js';
 import { signHere } from '../../notifications/signer.js';
@@ -10,7 +11,7 @@ import { signingKeyOf } from '../../shops/service.js';
  * exactly the one sent. The Authorization header carries the secret key and is never shown.
  */
 export function signedHeaders(
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   shop: Pick<ShopRow, 'private_key_enc' | 'secret_enc'>,
   n: NotificationView,
   lastAttemptAt: string | undefined,
