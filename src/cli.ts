@@ -3,6 +3,7 @@ import { billingMetrics, startBilling } from './billing/scheduler.js';
 import { startCabinetPurge } from './cabinet/sessions.js';
 import { startCheckoutExpirySweep } from './checkout/expiry.js';
 import { bannerText } from './cli/banner.js';
+import { keysRotateCommand } from './cli/key-commands.js';
 import {
   clockCommand,
   describeBilling,
@@ -17,6 +18,7 @@ import { type ShopShown, storeCommands } from './control/commands.js';
 import { ControlError } from './control/protocol.js';
 import { runStoreCommand } from './control/run.js';
 import { holdDataDir } from './control/server.js';
+import { MasterKeyError } from './crypto/keyring.js';
 import { DataDirBusyError } from './db/data-dir-lock.js';
 import { DataDirUnsafeError } from './db/data-dir-mode.js';
 import { closeGatewayPools } from './gateway/http-client.js';
@@ -51,6 +53,9 @@ Commands:
   shop rotate-signing-key N  a new notification key pair, pending; prints its public key
   shop confirm-signing-key N sign notifications with the pending key pair from now on
   bill                       bill everything due now, once; prints what it did
+  keys rotate [--batch-size N]
+                             re-seal everything sealed with a previous master key under the current one,
+                             while Kopek runs; prints what is left and when the previous key can go
   clock show --shop N        show a test shop's clock
   clock advance --shop N (--by DURATION | --to INSTANT)
                              move a test shop's clock forward (e.g. --by P1M, --to 2027-01-31T10:00:00Z),
@@ -216,6 +221,7 @@ async function main(argv: string[]): Promise<number> {
   const keySub = NOTIFICATION_KEY_COMMANDS.find((c) => c === sub);
   if (command === 'shop' && keySub !== undefined) return notificationKeyCommand(keySub, argv.slice(2));
   if (command === 'clock' && (sub === 'show' || sub === 'advance')) return clockCommand(sub, argv.slice(2));
+  if (command === 'keys' && sub === 'rotate') return keysRotateCommand(argv.slice(2));
   if (command === 'bill' && sub === undefined) {
     const s = await runStoreCommand(loadConfig(), 'bill', {});
     console.log(`Billed: ${describeBilling(s)}`);
@@ -239,7 +245,12 @@ main(process.argv.slice(2)).then(
       console.error(err.message);
       process.exit(EXIT_STORE_BUSY);
     }
-    if (err instanceof ConfigError || err instanceof ShopInputError || err instanceof DataDirUnsafeError)
+    if (
+      err instanceof ConfigError ||
+      err instanceof ShopInputError ||
+      err instanceof DataDirUnsafeError ||
+      err instanceof MasterKeyError
+    )
       console.error(err.message);
     else if (err instanceof ControlError && err.kind === 'input') console.error(err.message);
     else if (err instanceof ControlError) console.error('kopek failed:', err.message);

@@ -26,6 +26,11 @@ export interface Config {
   databasePrepare: boolean;
   dataDir: string;
   masterKey: Buffer | undefined;
+  /**
+   * KOPEK_MASTER_KEY_PREVIOUS: master keys still accepted for opening (comma-separated) while
+   * `kopek keys rotate` re-seals what they sealed under KOPEK_MASTER_KEY.
+   */
+  masterKeyPrevious: Buffer[];
   logLevel: LogLevel;
   bodyLimit: number;
   proofMaxBytes: number;
@@ -140,6 +145,21 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const masterKeyPrevious: Buffer[] = [];
+  const previousRaw = value('KOPEK_MASTER_KEY_PREVIOUS');
+  if (previousRaw !== undefined) {
+    const parts = previousRaw.split(',').map((p) => p.trim());
+    if (parts.some((p) => !/^[0-9a-fA-F]{64}$/.test(p)))
+      problems.push(
+        'KOPEK_MASTER_KEY_PREVIOUS must be one or more previous master keys, 64 hexadecimal characters each, separated by commas',
+      );
+    else if (keyRaw === undefined)
+      problems.push('KOPEK_MASTER_KEY_PREVIOUS needs KOPEK_MASTER_KEY: the key that seals from now on');
+    else if (parts.some((p) => p.toLowerCase() === keyRaw.toLowerCase()))
+      problems.push('KOPEK_MASTER_KEY_PREVIOUS must not repeat KOPEK_MASTER_KEY');
+    else masterKeyPrevious.push(...parts.map((p) => Buffer.from(p, 'hex')));
+  }
+
   const gatewayToken = value('GATEWAY_TOKEN')?.toLowerCase();
   const gatewayRemote =
     value('GATEWAY_URL') !== undefined && new URL(gatewayUrl).origin !== new URL(publicUrl).origin;
@@ -226,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePrepare,
     dataDir,
     masterKey,
+    masterKeyPrevious,
     logLevel,
     bodyLimit,
     proofMaxBytes,

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
+import type { MasterKeys } from './crypto/keyring.js';
 import type { Db } from './db/db.js';
 import type { OutboundNet } from './net/outbound.js';
 import type { Shop } from './shops/repository.js';
@@ -10,7 +11,8 @@ export interface Services {
   db: Db;
   clock: Clock;
   config: Config;
-  masterKey: Buffer;
+  /** The master keys (a bare key is a ring of one); see src/crypto/keyring.ts. */
+  masterKey: MasterKeys;
   log: FastifyBaseLogger;
   /** The resolver and connector of requests shops aim; the system's unless given (tests give theirs). */
   outbound?: OutboundNet;

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { systemClock } from './clock.js';
 import type { Config } from './config.js';
-import { resolveMasterKey } from './crypto/master-key.js';
+import type { Keyring } from './crypto/keyring.js';
+import { resolveKeyring } from './crypto/master-key.js';
 import type { DataDirLock } from './db/data-dir-lock.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
@@ -14,7 +15,7 @@ import { DeliveryWake, wakingStore } from './notifications/wake.js';
 export interface Runtime {
   app: App;
   db: Db;
-  masterKey: Buffer;
+  masterKey: Keyring;
   log: FastifyBaseLogger;
   /** Told whenever this process commits a notification due now (the store is seen through it). */
   wake: DeliveryWake;
@@ -33,7 +34,7 @@ export async function startRuntime(
   log = createLogger(config),
   lock?: DataDirLock,
 ): Promise<Runtime> {
-  const { key: masterKey, generatedAt } = resolveMasterKey(config);
+  const { keyring: masterKey, generatedAt } = resolveKeyring(config);
   if (generatedAt)
     log.warn({ file: generatedAt }, 'generated a master key for the embedded store; back this file up');
   const opened = await openDb(config, lock);

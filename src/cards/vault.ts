@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { deriveKey, open, seal } from '../crypto/secretbox.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import type { Queryable } from '../db/db.js';
 import { randomToken } from '../ids.js';
 import { brandOf } from './brand.js';
@@ -26,24 +26,17 @@ export interface CardRecord {
 /** 64 base62 characters (~380 bits): a token is a bearer credential for charging the card. */
 const TOKEN_LENGTH = 64;
 
-interface VaultKeys {
-  seal: Buffer;
-  stamp: Buffer;
-}
-const keyCache = new WeakMap<Buffer, VaultKeys>();
+/** What seals card numbers (sealed-columns.ts lists cards.number_enc with it). */
+const VAULT = 'card-vault';
 
-function keysOf(masterKey: Buffer): VaultKeys {
-  let keys = keyCache.get(masterKey);
-  if (!keys) {
-    keys = { seal: deriveKey(masterKey, 'card-vault'), stamp: deriveKey(masterKey, 'card-stamp') };
-    keyCache.set(masterKey, keys);
-  }
-  return keys;
-}
-
-/** The card's fingerprint: a keyed hash, so it cannot be reversed by trying every number of a BIN. */
-export function cardStamp(masterKey: Buffer, number: string): string {
-  return createHmac('sha256', keysOf(masterKey).stamp).update(number, 'utf8').digest('hex');
+/**
+ * The card's fingerprint: a keyed hash, so it cannot be reversed by trying every number of a BIN. Its
+ * key is a lookup key: it stays the same when the master key rotates (lookup-keys.ts).
+ */
+export function cardStamp(masterKey: MasterKeys, number: string): string {
+  return createHmac('sha256', keyringOf(masterKey).lookupKey('card-stamp'))
+    .update(number, 'utf8')
+    .digest('hex');
 }
 
 // The token is the additional data: a sealed number cannot be moved to another token's row.
@@ -53,12 +46,12 @@ const aad = (token: string) => `card:${token}`;
  * A card sealed under a new token, ready to store. Every call makes a new token, even for a number
  * seen before.
  */
-export function sealCard(masterKey: Buffer, shopId: number, card: NumberCard): NewCardRow {
+export function sealCard(masterKey: MasterKeys, shopId: number, card: NumberCard): NewCardRow {
   const token = randomToken(TOKEN_LENGTH);
   return {
     token,
     shop_id: shopId,
-    number_enc: seal(keysOf(masterKey).seal, card.number, aad(token)),
+    number_enc: keyringOf(masterKey).seal(VAULT, card.number, aad(token)),
     stamp: cardStamp(masterKey, card.number),
     brand: brandOf(card.number),
     first_1: card.number.slice(0, 1),
@@ -73,7 +66,7 @@ export function sealCard(masterKey: Buffer, shopId: number, card: NumberCard): N
 /** Stores a card under a new token. */
 export function storeCard(
   db: Queryable,
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   shopId: number,
   card: NumberCard,
   now: Date,
@@ -86,8 +79,8 @@ export function findCard(db: Queryable, shopId: number, token: string): Promise<
 }
 
 /** The clear number, for the acquirer's decision only: never returned, stored elsewhere or logged. */
-export function revealNumber(masterKey: Buffer, row: CardRow): string {
-  return open(keysOf(masterKey).seal, row.number_enc, aad(row.token)).toString('utf8');
+export function revealNumber(masterKey: MasterKeys, row: CardRow): string {
+  return keyringOf(masterKey).open(VAULT, row.number_enc, aad(row.token)).toString('utf8');
 }
 
 export function toCardRecord(row: CardRow): CardRecord {

@@ -2,23 +2,27 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type BillingSummary, billDue } from '../billing/renew.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { MasterKeyError, type MasterKeys } from '../crypto/keyring.js';
 import type { Db } from '../db/db.js';
 import { migrate } from '../db/migrate.js';
 import { listShopRows } from '../shops/repository.js';
 import { type CreateShopInput, checkShopInput, createShop, ShopInputError } from '../shops/service.js';
+import { keyCommands } from './key-commands.js';
 import { shopCommands } from './shop-commands.js';
 
 /** What a store command works with, in the CLI's own process or in the server that holds DATA_DIR. */
 export interface StoreDeps {
   db: Db;
   clock: Clock;
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   /** The API's public address, for the examples the CLI prints. */
   publicUrl: string;
   config: Config;
   log: FastifyBaseLogger;
   /** Set in a server: a command that changed a shop's row makes the server's requests see it at once. */
   forgetShop?: (shopId: number) => void;
+  /** Told how a long command gets on (in the CLI's own process; a server logs it). */
+  progress?: (text: string) => void;
 }
 
 /**
@@ -82,6 +86,7 @@ export const storeCommands = {
       })),
   }),
   ...shopCommands,
+  ...keyCommands,
 };
 
 export type StoreCommandName = keyof typeof storeCommands;
@@ -94,7 +99,8 @@ export function isStoreCommand(name: string): name is StoreCommandName {
 
 /** Errors that mean "your input is wrong", told to the user as they are, without a stack. */
 export function isInputError(err: unknown): err is Error {
-  return err instanceof ShopInputError;
+  // Master keys that do not open the store: told as they are, like a wrong option.
+  return err instanceof ShopInputError || err instanceof MasterKeyError;
 }
 
 function parseCreateShopInput(raw: unknown): CreateShopInput {

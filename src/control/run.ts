@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { resolveMasterKey } from '../crypto/master-key.js';
+import { openKeyring } from '../crypto/lookup-keys.js';
+import { resolveKeyring } from '../crypto/master-key.js';
 import { DataDirBusyError, DataDirLock, tryLockDataDir } from '../db/data-dir-lock.js';
 import { migrate } from '../db/migrate.js';
 import { openDb } from '../db/open.js';
@@ -11,6 +12,7 @@ import { askServer, unwrapAnswer } from './client.js';
 import {
   type StoreCommand,
   type StoreCommandName,
+  type StoreDeps,
   type StoreInput,
   type StoreResult,
   storeCommands,
@@ -30,12 +32,14 @@ export async function runStoreCommand<N extends StoreCommandName>(
   config: Config,
   name: N,
   input: StoreInput<N>,
+  /** Told how a long command gets on, when it runs in this process. */
+  progress?: (text: string) => void,
 ): Promise<StoreResult<N>> {
-  if (config.databaseUrl) return runHere(config, undefined, name, input);
+  if (config.databaseUrl) return runHere(config, undefined, name, input, progress);
   const started = performance.now();
   for (;;) {
     const got = await tryLockDataDir(config.dataDir, { command: `kopek ${name}` });
-    if (got instanceof DataDirLock) return runHere(config, got, name, input);
+    if (got instanceof DataDirLock) return runHere(config, got, name, input, progress);
     if (got.socket !== undefined) {
       const answer = await askServer(got.socket, { command: name, input });
       if (answer) return unwrapAnswer(answer) as StoreResult<N>;
@@ -59,18 +63,21 @@ async function runHere<N extends StoreCommandName>(
   lock: DataDirLock | undefined,
   name: N,
   input: StoreInput<N>,
+  progress?: (text: string) => void,
 ): Promise<StoreResult<N>> {
   const db = await openDb(config, lock);
   try {
-    const deps = {
+    if (name !== 'migrate') await migrate(db);
+    const { keyring } = resolveKeyring(config);
+    const deps: StoreDeps = {
       db,
       clock: systemClock,
-      masterKey: resolveMasterKey(config).key,
+      masterKey: name === 'migrate' ? keyring : await openKeyring(db, keyring),
       publicUrl: config.publicUrl,
       config,
       log: pino(pinoOptions(config.logLevel)) as FastifyBaseLogger,
+      ...(progress ? { progress } : {}),
     };
-    if (name !== 'migrate') await migrate(db);
     const command = storeCommands[name] as unknown as StoreCommand<StoreInput<N>, StoreResult<N>>;
     return await command.run(deps, input);
   } finally {

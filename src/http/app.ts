@@ -10,6 +10,7 @@ import { ctpRoutes } from '../checkout/api/routes.js';
 import { checkoutPageRoutes } from '../checkout/page-routes.js';
 import { productPayRoutes } from '../checkout/product/routes.js';
 import type { Services } from '../context.js';
+import { openKeyring } from '../crypto/lookup-keys.js';
 import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
 import { gatewayRoutes } from '../gateway/routes.js';
@@ -41,6 +42,8 @@ export interface BuildOptions extends Omit<Services, 'log'> {
 
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const { config, db, clock } = opts;
+  // The lookup keys are loaded once, before any request computes a stamp or a fingerprint.
+  const masterKey = await openKeyring(db, opts.masterKey);
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
@@ -60,7 +63,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   // string that later fails validation as "not an object".
   app.removeContentTypeParser('text/plain');
 
-  const services: Services = { ...opts, log: app.log };
+  const services: Services = { ...opts, masterKey, log: app.log };
   app.decorate('services', services);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -82,7 +85,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const shopAuthenticator = new ShopAuthenticator(db, undefined, config.gatewayToken);
   app.decorate('shopAuthenticator', shopAuthenticator);
   registerAuth(app, shopAuthenticator);
-  registerIdempotency(app, db, clock, opts.masterKey);
+  registerIdempotency(app, db, clock, masterKey);
   app.decorate('metrics', registerMetrics(app, config));
   await registerPageSecurity(app);
 

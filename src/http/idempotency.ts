@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../core/errors.js';
-import { deriveKey } from '../crypto/secretbox.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import type { Db, Tx } from '../db/db.js';
 import { type HeldTx, holdTransaction } from '../db/held.js';
 import { every } from '../periodic.js';
@@ -81,9 +81,10 @@ async function readKey(tx: Tx, shopId: number, key: string): Promise<KeyRow | un
  * transaction, so a process that dies mid-request leaves nothing behind and a retry either replays the
  * committed answer or runs afresh.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, masterKey: Buffer): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, masterKey: MasterKeys): void {
   app.decorateRequest('keyedTx', undefined);
-  const printKey = deriveKey(masterKey, 'idempotency-fingerprint');
+  // A lookup key: it stays the same when the master key rotates, so stored fingerprints still match.
+  const printKey = keyringOf(masterKey).lookupKey('idempotency-fingerprint');
 
   app.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];

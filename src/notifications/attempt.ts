@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Services } from '../context.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import { outboundRules } from '../net/outbound.js';
 import { webhookSecretEnc } from '../shops/notification-keys.js';
 import { shopSecret, signingKeyOf } from '../shops/service.js';
@@ -58,15 +59,19 @@ export const notificationBody = (row: Pick<DueRow, 'payload'>) => JSON.stringify
 /** Shops whose opened keys a process keeps (about 2 KB each); beyond, the oldest is dropped. */
 const KEYS_KEPT = 1000;
 
-/** A bounded map, per master key (another master key opens nothing of what it holds). */
+/**
+ * A bounded map, per keyring (another master key opens nothing of what it holds). Found by the sealed
+ * text: re-sealed under a new master key, a value is opened once more and its old entry ages out.
+ */
 class KeptPerMasterKey<V> {
-  readonly #byMaster = new WeakMap<Buffer, Map<string, V>>();
+  readonly #byMaster = new WeakMap<object, Map<string, V>>();
 
-  get(masterKey: Buffer, sealed: string, open: () => V): V {
-    let kept = this.#byMaster.get(masterKey);
+  get(masterKey: MasterKeys, sealed: string, open: () => V): V {
+    const ring = keyringOf(masterKey);
+    let kept = this.#byMaster.get(ring);
     if (!kept) {
       kept = new Map();
-      this.#byMaster.set(masterKey, kept);
+      this.#byMaster.set(ring, kept);
     }
     let value = kept.get(sealed);
     if (value === undefined) {
@@ -90,7 +95,7 @@ const webhookSecrets = new KeptPerMasterKey<string>();
  * signature itself (about 0.55 of 0.85 ms on the 2-core machine). Found by the sealed text, so a shop
  * given a new key (sealed anew) is never signed for with its old one.
  */
-const signingKeyObject = (masterKey: Buffer, row: Pick<DueRow, 'private_key_enc'>): KeyObject =>
+const signingKeyObject = (masterKey: MasterKeys, row: Pick<DueRow, 'private_key_enc'>): KeyObject =>
   signingKeys.get(masterKey, row.private_key_enc, () => createPrivateKey(signingKeyOf(masterKey, row)));
 
 /**
@@ -98,7 +103,11 @@ const signingKeyObject = (masterKey: Buffer, row: Pick<DueRow, 'private_key_enc'
  * derivation and an AES-GCM decryption, 4 % of a deliverer's time when done for every one). Found
  * by the shop and its sealed secret, so a rotated key is used as soon as a claim reads it.
  */
-const authorizationOf = (masterKey: Buffer, row: Pick<DueRow, 'shop_id' | 'secret_enc'>, sealed: string) =>
+const authorizationOf = (
+  masterKey: MasterKeys,
+  row: Pick<DueRow, 'shop_id' | 'secret_enc'>,
+  sealed: string,
+) =>
   authorizations.get(
     masterKey,
     `${row.shop_id}:${sealed}`,
@@ -110,7 +119,7 @@ const authorizationOf = (masterKey: Buffer, row: Pick<DueRow, 'shop_id' | 'secre
  * their sealed text, so a rotated secret is used from the first claim that reads it: the current
  * one, and for 24 hours after a rotation the one it replaced.
  */
-function webhookSecretsAt(masterKey: Buffer, row: DueRow, sealed: string, at: Date): string[] {
+function webhookSecretsAt(masterKey: MasterKeys, row: DueRow, sealed: string, at: Date): string[] {
   const secrets = [webhookSecrets.get(masterKey, sealed, () => openWebhookSecret(masterKey, sealed))];
   const previous = row.webhook_secret_prev_enc;
   const until = row.webhook_secret_prev_until;

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { ApiError } from '../core/errors.js';
+import type { MasterKeys } from '../crypto/keyring.js';
 import type { Queryable } from '../db/db.js';
 import {
   keepWebhookSecret,
@@ -19,7 +20,7 @@ import { newWebhookSecret, sealWebhookSecret } from './webhook-secret.js';
 
 interface KeyDeps {
   db: Queryable;
-  masterKey: Buffer;
+  masterKey: MasterKeys;
 }
 
 /** First secrets being given in this process, by shop: the deliverers of one shop ask together. */

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { deriveKey, open, seal } from '../crypto/secretbox.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
 import { gatewayServiceSecret } from '../gateway/service-credential.js';
@@ -55,16 +55,20 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-/** The key that seals shops' secret keys: its own purpose, so it opens nothing else. */
-const secretKey = (masterKey: Buffer) => deriveKey(masterKey, 'shop-secret-key');
+/**
+ * What seals shops' secret keys and signing keys: each its own purpose, so it opens nothing else
+ * (sealed-columns.ts lists shops.secret_enc and shops.private_key_enc with them).
+ */
+const SECRET = 'shop-secret-key';
+const SIGNING = 'shop-signing-key';
 
 /**
  * The shop's secret key, for HTTP Basic on its notifications; undefined for a shop created before
  * Kopek kept a sealed copy (it gets one with its next key).
  */
-export function shopSecret(masterKey: Buffer, row: Pick<ShopRow, 'secret_enc'>): string | undefined {
+export function shopSecret(masterKey: MasterKeys, row: Pick<ShopRow, 'secret_enc'>): string | undefined {
   if (row.secret_enc === null) return undefined;
-  return open(secretKey(masterKey), row.secret_enc).toString('utf8');
+  return keyringOf(masterKey).open(SECRET, row.secret_enc).toString('utf8');
 }
 
 /**
@@ -72,7 +76,7 @@ export function shopSecret(masterKey: Buffer, row: Pick<ShopRow, 'secret_enc'>):
  * its notifications carry the new one from then on. Undefined when there is no such shop.
  */
 export async function rotateShopKey(
-  deps: { db: Db; masterKey: Buffer },
+  deps: { db: Db; masterKey: MasterKeys },
   shopId: number,
 ): Promise<string | undefined> {
   const secret = randomBytes(32).toString('hex');
@@ -80,7 +84,7 @@ export async function rotateShopKey(
     deps.db,
     shopId,
     hashSecret(secret),
-    seal(secretKey(deps.masterKey), secret),
+    keyringOf(deps.masterKey).seal(SECRET, secret),
   );
   return done ? secret : undefined;
 }
@@ -116,7 +120,7 @@ function checkChosenSecret(secret: string): void {
 }
 
 export async function createShop(
-  deps: { db: Db; clock: Clock; masterKey: Buffer },
+  deps: { db: Db; clock: Clock; masterKey: MasterKeys },
   input: CreateShopInput,
 ): Promise<CreatedShop> {
   checkShopInput(input);
@@ -132,7 +136,7 @@ export async function createShop(
         threeDs: input.threeDs ?? false,
         publicKey,
         privateKeyEnc: sealSigningKey(deps.masterKey, privateKey),
-        secretEnc: seal(secretKey(deps.masterKey), secret),
+        secretEnc: keyringOf(deps.masterKey).seal(SECRET, secret),
         webhookSecretEnc: sealWebhookSecret(deps.masterKey, newWebhookSecret()),
         createdAt: deps.clock.now(),
       }),
@@ -144,19 +148,20 @@ export async function createShop(
   }
 }
 
-/** The key that seals shops' notification signing keys (private_key_enc, pending_private_key_enc). */
-const signingKeyKey = (masterKey: Buffer) => deriveKey(masterKey, 'shop-signing-key');
-
 /** A private key (PEM) sealed as private_key_enc and pending_private_key_enc hold it. */
-export const sealSigningKey = (masterKey: Buffer, pem: string) => seal(signingKeyKey(masterKey), pem);
+export const sealSigningKey = (masterKey: MasterKeys, pem: string) => keyringOf(masterKey).seal(SIGNING, pem);
 
 /** The private key (PEM) that signs the notifications of the shop of `row`. */
-export function signingKeyOf(masterKey: Buffer, row: Pick<ShopRow, 'private_key_enc'>): string {
-  return open(signingKeyKey(masterKey), row.private_key_enc).toString('utf8');
+export function signingKeyOf(masterKey: MasterKeys, row: Pick<ShopRow, 'private_key_enc'>): string {
+  return keyringOf(masterKey).open(SIGNING, row.private_key_enc).toString('utf8');
 }
 
 /** The shop's private key for signing notifications. */
-export async function shopSigningKey(db: Db, masterKey: Buffer, shopId: number): Promise<string | undefined> {
+export async function shopSigningKey(
+  db: Db,
+  masterKey: MasterKeys,
+  shopId: number,
+): Promise<string | undefined> {
   const row = await findShopRow(db, shopId);
   return row && signingKeyOf(masterKey, row);
 }

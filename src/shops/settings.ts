@@ -6,6 +6,7 @@ import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../calendar/
 import { type Clock, isoString } from '../clock.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { isEmail, isHttpUrl, Msg } from '../core/rules.js';
+import type { MasterKeys } from '../crypto/keyring.js';
 import type { Queryable } from '../db/db.js';
 import { webhookSecretEnc } from './notification-keys.js';
 import {
@@ -49,7 +50,7 @@ export interface ShopSettingsView {
 /** What reading the settings needs: the store, and the master key and clock for the webhook secret. */
 export interface SettingsDeps {
   db: Queryable;
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   clock: Clock;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deriveKey, open, seal } from '../crypto/secretbox.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 
 /**
  * A shop's webhook signing secret: the HMAC key of its notifications' Kopek-Signature header. It is
@@ -14,11 +14,11 @@ export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export const newWebhookSecret = (): string =>
   `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 
-/** The key that seals webhook secrets (webhook_secret_enc, webhook_secret_prev_enc): its own purpose. */
-const webhookSecretKey = (masterKey: Buffer) => deriveKey(masterKey, 'shop-webhook-secret');
+/** What seals webhook secrets (webhook_secret_enc, webhook_secret_prev_enc): a purpose of their own. */
+export const WEBHOOK_SECRET_PURPOSE = 'shop-webhook-secret';
 
-export const sealWebhookSecret = (masterKey: Buffer, secret: string): string =>
-  seal(webhookSecretKey(masterKey), secret);
+export const sealWebhookSecret = (masterKey: MasterKeys, secret: string): string =>
+  keyringOf(masterKey).seal(WEBHOOK_SECRET_PURPOSE, secret);
 
-export const openWebhookSecret = (masterKey: Buffer, sealed: string): string =>
-  open(webhookSecretKey(masterKey), sealed).toString('utf8');
+export const openWebhookSecret = (masterKey: MasterKeys, sealed: string): string =>
+  keyringOf(masterKey).open(WEBHOOK_SECRET_PURPOSE, sealed).toString('utf8');

@@ -66,7 +66,8 @@ describe('card vault', () => {
     );
     expect(JSON.stringify(row)).not.toContain(NUMBER);
     expect(Object.values(row!)).not.toContain(CVC);
-    expect(row!.number_enc).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    // Marked with the id of the master key that sealed it (kopek keys rotate finds what is left by it).
+    expect(row!.number_enc).toMatch(/^k1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/);
   });
 
   it('keeps the number and CVC of a payment out of the cards row, the ledger and every log line', async () => {

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       databasePrepare: true,
       dataDir: resolve(process.cwd(), 'data'),
       masterKey: undefined,
+      masterKeyPrevious: [],
       logLevel: 'info',
       bodyLimit: 1024 * 1024,
       proofMaxBytes: 10 * 1024 * 1024,

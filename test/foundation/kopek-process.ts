@@ -31,7 +31,14 @@ export function embeddedEnv(dataDir: string, port = 0): NodeJS.ProcessEnv {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: 'warn',
   };
-  for (const name of ['DATABASE_URL', 'KOPEK_MASTER_KEY', 'NODE_OPTIONS', 'GATEWAY_URL', 'CHECKOUT_URL'])
+  for (const name of [
+    'DATABASE_URL',
+    'KOPEK_MASTER_KEY',
+    'KOPEK_MASTER_KEY_PREVIOUS',
+    'NODE_OPTIONS',
+    'GATEWAY_URL',
+    'CHECKOUT_URL',
+  ])
     delete env[name];
   return env;
 }

@@ -1,3 +1,4 @@
+import type { MasterKeys } from '../../crypto/keyring.js';
 import { notificationBody } from '../../notifications/attempt.js';
 import { KOPEK_SIGNATURE_HEADER, sendsBasic } from '../../notifications/kopek-signature.js';
 import type { NotificationView } from '../../notifications/service.js';
@@ -13,7 +14,7 @@ import { signingKeyOf } from '../../shops/service.js';
  * (Basic chosen and an https URL), and never shown.
  */
 export function signedHeaders(
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   shop: Pick<ShopRow, 'private_key_enc' | 'secret_enc' | 'notification_auth'>,
   n: NotificationView,
   last: { at: string | undefined; kopekSignature: string | null },
