@@ -233,9 +233,11 @@ describe('cabinet payments, products, customers and proofs in Chromium', () => {
         page.getByRole('link', { name: 'Download bank transfer.png' }).click(),
       ]);
       expect(download.suggestedFilename()).toBe('bank transfer.png');
-      const path = await download.path();
-      const { readFile } = await import('node:fs/promises');
-      expect((await readFile(path)).equals(bytes)).toBe(true);
+      // The run's browser is shared over a connection: the download is streamed back, not read in place.
+      const stream = await download.createReadStream();
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
     });
     const other = await newShop(kit.h, { name: 'Other shop' });
     await kit.withPage(async (page) => {
