@@ -22,6 +22,7 @@ import {
   EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
+  KOPEK,
   kopek,
   start,
   waitFor,
@@ -78,11 +79,12 @@ describe.skipIf(!pgUrl)('kopek keys rotate on PostgreSQL (set DATABASE_URL)', ()
     };
     const during = new Keyring(B, [A]);
     for (let kill = 0; kill < 2; kill++) {
-      const run = start(process.execPath, ['bin/kopek.js', 'keys', 'rotate', '--batch-size', '2'], env);
+      // One value a transaction: hundreds of commits, so a kill a moment after the start lands mid-way.
+      const run = start(process.execPath, [...KOPEK, 'keys', 'rotate', '--batch-size', '1'], env);
       await waitFor('the rotation to start', () => run.output().includes('to re-seal'));
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
-      process.kill(run.child.pid as number, 'SIGKILL');
-      expect((await run.exited).signal).toBe('SIGKILL');
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 60)));
+      run.child.kill('SIGKILL');
+      expect((await run.exited).signal, run.output()).toBe('SIGKILL');
       // Nothing is lost: every value opens under the keys the instances hold.
       for (const row of await db.query<CardRow>('SELECT * FROM cards'))
         expect(revealNumber(during, row)).toBe(numbers.get(row.token));
@@ -149,7 +151,7 @@ describe('kopek keys rotate on the embedded store', () => {
       const port = await freePort();
       const env = { ...embeddedEnv(dir, port), BILLING: 'off', NOTIFICATIONS: 'off' };
       const serve = () => {
-        const s = start(process.execPath, ['bin/kopek.js', 'serve'], env);
+        const s = start(process.execPath, [...KOPEK, 'serve'], env);
         return waitForBanner(s).then(() => s);
       };
       let server = await serve();
