@@ -16,7 +16,7 @@ import {
   rotateSealed,
 } from '../crypto/rotate.js';
 import { ShopInputError } from '../shops/service.js';
-import type { StoreCommand, StoreDeps } from './commands.js';
+import type { StoreCommand, StoreDeps } from './store-command.js';
 
 export interface KeysRotateInput {
   batchSize?: number;

@@ -14,7 +14,7 @@ import type { ShopRow } from '../shops/repository.js';
 import { MAX_SHOP_ID } from '../shops/repository.js';
 import { rotateShopKey, ShopInputError } from '../shops/service.js';
 import { changeShopSettings, type ShopSettingsView, settingsView } from '../shops/settings.js';
-import type { StoreCommand, StoreDeps } from './commands.js';
+import type { StoreCommand, StoreDeps } from './store-command.js';
 
 const command = <I, R>(c: StoreCommand<I, R>) => c;
 

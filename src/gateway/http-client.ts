@@ -1,16 +1,16 @@
 import { Pool } from 'undici';
+import type { CardRecord } from '../cards/vault.js';
 import { ApiError, type ErrorCode, type ErrorTree } from '../core/errors.js';
+import type { TransactionAnswer } from './answer.js';
 import type {
   CaptureRequest,
-  CardRecord,
   ChargeRequest,
   CreditRequest,
   GatewayClient,
   RefundRequest,
   TokenizeRequest,
-  TransactionAnswer,
   VoidRequest,
-} from './client.js';
+} from './client-types.js';
 import { GatewayTimeout } from './errors.js';
 
 /**

@@ -1,7 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import { decide, type OutboundRules, refusalText } from './address-rules.js';
 
@@ -35,7 +34,7 @@ export interface OutboundNet {
 
 /** The rules for a request that a shop (test or live) aims, on this Kopek's store and settings. */
 export function outboundRules(
-  services: { config: Pick<Config, 'outboundAllow'>; db: Pick<Db, 'kind'> },
+  services: { config: { outboundAllow: readonly string[] }; db: Pick<Db, 'kind'> },
   testShop: boolean,
 ): OutboundRules {
   return {

@@ -1,7 +1,7 @@
 import type { CardRecord } from '../cards/vault.js';
 import { unknownCursor } from '../core/paging.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import type { TransactionSummary } from './view.js';
+import type { TransactionSummary } from './summary.js';
 
 export type SubscriptionState =
   | 'pending'

@@ -2,18 +2,12 @@ import type { CardRecord } from '../cards/vault.js';
 import { isoString } from '../clock.js';
 import type { CustomerRow } from '../customers/repository.js';
 import { type Customer, toCustomer } from '../customers/service.js';
-import type { TransactionAnswer } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionRow } from './repository.js';
 import { cyclesDone } from './schedule.js';
+import type { TransactionSummary } from './summary.js';
 
-export interface TransactionSummary {
-  uid: string;
-  status: string;
-  message: string | null;
-  created_at: string;
-  redirect_url?: string;
-}
+export { summarize, type TransactionSummary } from './summary.js';
 
 export interface Subscription {
   id: string;
@@ -62,16 +56,6 @@ export interface SubscriptionParts {
   customer: CustomerRow | undefined;
   /** The hosted page of the redirect variant, while the customer has not paid there. */
   checkout: { url: string; token: string } | undefined;
-}
-
-export function summarize(t: TransactionAnswer): TransactionSummary {
-  return {
-    uid: t.uid,
-    status: t.status,
-    message: t.message,
-    created_at: t.created_at,
-    ...(t.status === 'incomplete' && t.redirect_url ? { redirect_url: t.redirect_url } : {}),
-  };
 }
 
 const iso = (d: Date | null) => (d ? isoString(d) : null);
