@@ -53,7 +53,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     return503OnClosing: true,
     // A tracking id may be 255 characters, and each may arrive percent-encoded: the router's default
     // of 100 would answer 414 to a lookup of a valid one.
-    routerOptions: { maxParamLength: 768 },
+    // Clients post to `/customers/` as often as to `/customers`: one trailing slash names the same route.
+    routerOptions: { maxParamLength: 768, ignoreTrailingSlash: true },
     frameworkErrors: answerUnroutable,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
