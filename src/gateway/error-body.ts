@@ -33,7 +33,20 @@ export function gatewayMessage(errors: ErrorTree): string {
   return sentences.length > 0 ? sentences.join(' ') : 'Invalid request.';
 }
 
+/** The platform's answer to an unknown uid, word for word: clients compare the text, period-less. */
+export const NOT_FOUND = 'Record not found';
+
+/** Whether the errors say only that the record does not exist. */
+export function isNotFound(errors: ErrorTree): boolean {
+  const base = errors.base;
+  return (
+    Object.keys(errors).length === 1 && Array.isArray(base) && base.length === 1 && base[0] === NOT_FOUND
+  );
+}
+
 export function gatewayErrorBody(body: ErrorBody): { response: ErrorBody } {
+  // "Record not found" is the platform's text as it is, without a sentence's period.
+  if (body.message === NOT_FOUND && isNotFound(body.errors)) return { response: body };
   // A message of its own (a 500's "Internal error") is kept; one joined from the errors is rewritten.
   const message =
     body.message === sentence(body.errors) ? gatewayMessage(body.errors) : asSentence(body.message);

@@ -198,7 +198,7 @@ describe('refunds', () => {
 });
 
 describe('parents', () => {
-  const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
+  const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
 
   it("answers 404 for another shop's parent, an unknown one and a malformed one", async () => {
     const other = await gatewayShop();

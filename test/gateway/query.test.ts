@@ -8,7 +8,7 @@ beforeAll(async () => {
   g = await gatewayShop();
 });
 
-const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
+const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
 
 describe('query by uid', () => {
   it('answers the transaction as the charge answered it', async () => {

@@ -33,7 +33,7 @@ const form = (g: GatewayShop, uid: string, body: string) =>
   });
 const statusOf = async (g: GatewayShop, uid: string) =>
   (await g.api.get(`/transactions/${uid}`)).body.transaction.status;
-const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
+const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
 
 describe('POST /process/{uid}/return', () => {
   it('passes the challenge and answers the transaction, as GET /transactions/{uid} does', async () => {

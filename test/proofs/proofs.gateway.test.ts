@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 const gatewayUrl = (uid: string) => `/transactions/${uid}/proof`;
-const notFound = { response: { message: 'Record not found.', errors: { base: ['Record not found'] } } };
+const notFound = { response: { message: 'Record not found', errors: { base: ['Record not found'] } } };
 
 describe('payment proof at the gateway address', () => {
   it('stores the proof as /alt does and answers the same transaction', async () => {

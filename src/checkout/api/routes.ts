@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { ErrorBody, ErrorTree } from '../../core/errors.js';
-import { gatewayErrorBody } from '../../gateway/error-body.js';
+import type { ErrorBody } from '../../core/errors.js';
+import { gatewayErrorBody, isNotFound, NOT_FOUND } from '../../gateway/error-body.js';
 import { ctxOf } from '../../http/ctx.js';
 import { createCtpCheckout, getCtpCheckout } from './service.js';
 
@@ -13,7 +13,6 @@ import { createCtpCheckout, getCtpCheckout } from './service.js';
  */
 
 const config = { errorEnvelope: gatewayErrorBody };
-const NOT_FOUND = 'Record not found';
 
 /**
  * GET's errors: an unknown token (any token, however malformed) is exactly the platform's
@@ -23,11 +22,6 @@ const NOT_FOUND = 'Record not found';
 const readConfig = {
   errorEnvelope: (body: ErrorBody) =>
     body.message === NOT_FOUND && isNotFound(body.errors) ? { message: NOT_FOUND } : gatewayErrorBody(body),
-};
-const isNotFound = (errors: ErrorTree) => {
-  const keys = Object.keys(errors);
-  const base = errors.base;
-  return keys.length === 1 && Array.isArray(base) && base.length === 1 && base[0] === NOT_FOUND;
 };
 
 const tags = ['checkout'];
