@@ -4,7 +4,40 @@ import type { Config } from './config.js';
 import type { MasterKeys } from './crypto/keyring.js';
 import type { Db } from './db/db.js';
 import type { OutboundNet } from './net/outbound.js';
-import type { Shop } from './shops/repository.js';
+
+/** Delays between a failed renewal's attempts, as ISO 8601 durations; null: the platform's rule. */
+export interface RetryScheduleSetting {
+  failed?: string[];
+  error?: string[];
+}
+
+/** Local hours in which no charge is attempted, e.g. 20:00 to 08:00. */
+export interface QuietHoursSetting {
+  start: string;
+  end: string;
+}
+
+/** How a shop's notifications authenticate (see migration 026). */
+export const NOTIFICATION_AUTHS = ['basic', 'signature'] as const;
+export type NotificationAuth = (typeof NOTIFICATION_AUTHS)[number];
+
+export interface Shop {
+  id: number;
+  name: string;
+  test: boolean;
+  threeDs: boolean;
+  emailNotifications: boolean;
+  notificationEmail: string | null;
+  returnUrl: string | null;
+  publicKey: string;
+  /** IANA name: billing's day boundaries and the 03:00 retry rule are in this zone. */
+  timeZone: string;
+  retrySchedule: RetryScheduleSetting | null;
+  quietHours: QuietHoursSetting | null;
+  /** A test shop's clock runs this far ahead of real time (0 for live shops). */
+  clockOffsetMs: number;
+  createdAt: Date;
+}
 
 /** What every verb may use, whoever calls it: HTTP routes, pages, the scheduler or tests. */
 export interface Services {

@@ -14,7 +14,7 @@ import type {
 } from './client-types.js';
 import { HttpGatewayClient } from './http-client.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
-import { gatewayServiceSecret } from './service-credential.js';
+import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import { tokenize } from './tokenize.js';
 
 export type { CardRecord } from '../cards/vault.js';

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Shop } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import type { Shop } from '../shops/repository.js';
-import type { ShopAuthenticator } from '../shops/service.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,6 +14,11 @@ declare module 'fastify' {
   }
 }
 
+/** Who a request's credentials belong to (the shops feature's ShopAuthenticator). */
+export interface Authenticator {
+  authenticate(user: string, password: string, serviceCredential: boolean): Promise<Shop | undefined>;
+}
+
 function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
   if (!header) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
@@ -26,7 +30,7 @@ function parseBasic(header: string | undefined): { user: string; password: strin
 }
 
 /** HTTP Basic `shop_id:secret_key` on every route not marked public; 401 with WWW-Authenticate otherwise. */
-export function registerAuth(app: FastifyInstance, authenticator: ShopAuthenticator): void {
+export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('shop', undefined);
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.public) return;

@@ -1,41 +1,16 @@
+import type { NotificationAuth, QuietHoursSetting, RetryScheduleSetting, Shop } from '../context.js';
 import type { Queryable, Tx } from '../db/db.js';
 
 /** shops.id is a PostgreSQL integer: a larger number can name no shop, and overflows a lookup. */
 export const MAX_SHOP_ID = 2_147_483_647;
 
-/** Delays between a failed renewal's attempts, as ISO 8601 durations; null: the platform's rule. */
-export interface RetryScheduleSetting {
-  failed?: string[];
-  error?: string[];
-}
-
-/** Local hours in which no charge is attempted, e.g. 20:00 to 08:00. */
-export interface QuietHoursSetting {
-  start: string;
-  end: string;
-}
-
-/** How a shop's notifications authenticate (see migration 026). */
-export const NOTIFICATION_AUTHS = ['basic', 'signature'] as const;
-export type NotificationAuth = (typeof NOTIFICATION_AUTHS)[number];
-
-export interface Shop {
-  id: number;
-  name: string;
-  test: boolean;
-  threeDs: boolean;
-  emailNotifications: boolean;
-  notificationEmail: string | null;
-  returnUrl: string | null;
-  publicKey: string;
-  /** IANA name: billing's day boundaries and the 03:00 retry rule are in this zone. */
-  timeZone: string;
-  retrySchedule: RetryScheduleSetting | null;
-  quietHours: QuietHoursSetting | null;
-  /** A test shop's clock runs this far ahead of real time (0 for live shops). */
-  clockOffsetMs: number;
-  createdAt: Date;
-}
+export {
+  NOTIFICATION_AUTHS,
+  type NotificationAuth,
+  type QuietHoursSetting,
+  type RetryScheduleSetting,
+  type Shop,
+} from '../context.js';
 
 export interface ShopRow {
   id: number;

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
-import { gatewayServiceSecret } from '../gateway/service-credential.js';
+import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import {
   findShopRow,
   insertShop,

@@ -5,7 +5,7 @@ import type { Ctx } from '../../src/context.js';
 import { ApiError } from '../../src/core/errors.js';
 import { GatewayTimeout, gatewayClient } from '../../src/gateway/client.js';
 import { closeGatewayPools, GatewayHttpError, HttpGatewayClient } from '../../src/gateway/http-client.js';
-import { gatewayServiceSecret } from '../../src/gateway/service-credential.js';
+import { gatewayServiceSecret } from '../../src/crypto/service-credential.js';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { findShopRow, toShop } from '../../src/shops/repository.js';
