@@ -1,9 +1,8 @@
 /** The CLI side of `kopek keys rotate`: options in, text out (the work is control/key-commands.ts). */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
 import type { KeysRotated } from '../control/key-commands.js';
-import { runStoreCommand } from '../control/run.js';
 import { ShopInputError } from '../shops/service.js';
+import type { CliContext } from './context.js';
 
 export function rotationText(r: KeysRotated): string {
   const lines = [`Current master key: ${r.currentKey}`];
@@ -38,13 +37,13 @@ export function rotationText(r: KeysRotated): string {
   return lines.join('\n');
 }
 
-export async function keysRotateCommand(args: string[]): Promise<number> {
+export async function keysRotateCommand({ io, store }: CliContext, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'batch-size': { type: 'string' } }, strict: true });
   const raw = values['batch-size'];
   if (raw !== undefined && !/^\d{1,6}$/.test(raw))
     throw new ShopInputError('--batch-size must be a whole number');
   const input = raw === undefined ? {} : { batchSize: Number(raw) };
-  const report = await runStoreCommand(loadConfig(), 'keys rotate', input, (line) => console.log(line));
-  console.log(rotationText(report));
+  const report = await store('keys rotate', input, (line) => io.out(line));
+  io.out(rotationText(report));
   return report.done ? 0 : 1;
 }

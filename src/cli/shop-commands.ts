@@ -5,10 +5,9 @@
 import { parseArgs } from 'node:util';
 import type { BillingSummary } from '../billing/renew.js';
 import type { TestClockView } from '../billing/test-clock.js';
-import { loadConfig } from '../config.js';
-import { runStoreCommand } from '../control/run.js';
 import { ShopInputError } from '../shops/service.js';
 import type { ShopSettingsView } from '../shops/settings.js';
+import type { CliContext, CliIo } from './context.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -41,7 +40,11 @@ function aheadBy(seconds: number): string {
 const clockLine = (shop: number, c: TestClockView) =>
   `Shop ${shop} test clock: ${c.now} (time zone ${c.time_zone}), ${aheadBy(c.offset_seconds)}`;
 
-export async function clockCommand(sub: 'show' | 'advance', args: string[]): Promise<number> {
+export async function clockCommand(
+  { io, store }: CliContext,
+  sub: 'show' | 'advance',
+  args: string[],
+): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { shop: { type: 'string' }, by: { type: 'string' }, to: { type: 'string' } },
@@ -51,16 +54,16 @@ export async function clockCommand(sub: 'show' | 'advance', args: string[]): Pro
   if (sub === 'show') {
     if (values.by !== undefined || values.to !== undefined)
       throw new ShopInputError('clock show takes --shop only; to move the clock use clock advance');
-    console.log(clockLine(shop, await runStoreCommand(loadConfig(), 'clock show', { shop })));
+    io.out(clockLine(shop, await store('clock show', { shop })));
     return 0;
   }
   if ((values.by === undefined) === (values.to === undefined))
     throw new ShopInputError('clock advance takes exactly one of --by DURATION and --to INSTANT');
   const input = { shop, ...(values.by !== undefined ? { by: values.by } : { to: values.to as string }) };
-  const done = await runStoreCommand(loadConfig(), 'clock advance', input);
-  console.log(`Advanced from ${done.advanced_from}`);
-  console.log(clockLine(shop, done.test_clock));
-  console.log(`Billed in ${plural(done.billing.runs, 'run')}: ${describeBilling(done.billing)}`);
+  const done = await store('clock advance', input);
+  io.out(`Advanced from ${done.advanced_from}`);
+  io.out(clockLine(shop, done.test_clock));
+  io.out(`Billed in ${plural(done.billing.runs, 'run')}: ${describeBilling(done.billing)}`);
   return 0;
 }
 
@@ -73,7 +76,7 @@ function onOff(text: string | undefined, option: string): boolean | undefined {
 /** "none" clears a setting that may be empty. */
 const orNone = (text: string | undefined) => (text === 'none' ? null : text);
 
-export async function shopUpdateCommand(args: string[]): Promise<number> {
+export async function shopUpdateCommand({ io, store }: CliContext, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
@@ -99,18 +102,18 @@ export async function shopUpdateCommand(args: string[]): Promise<number> {
     notification_auth: values['notification-auth'],
   };
   const settings = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
-  printSettings(await runStoreCommand(loadConfig(), 'shop update', { shop, settings }));
+  printSettings(io, await store('shop update', { shop, settings }));
   return 0;
 }
 
-export async function rotateKeyCommand(args: string[]): Promise<number> {
+export async function rotateKeyCommand({ io, store }: CliContext, args: string[]): Promise<number> {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   if (positionals.length !== 1)
     throw new ShopInputError('shop rotate-key takes one shop id: shop rotate-key N');
   const shop = shopIdArg(positionals[0], 'shop rotate-key N: N');
-  const { secret } = await runStoreCommand(loadConfig(), 'shop rotate-key', { shop });
-  console.log(`Shop id:     ${shop}`);
-  console.log(`Secret key:  ${secret}   (shown once; the old key no longer works)`);
+  const { secret } = await store('shop rotate-key', { shop });
+  io.out(`Shop id:     ${shop}`);
+  io.out(`Secret key:  ${secret}   (shown once; the old key no longer works)`);
   return 0;
 }
 
@@ -122,33 +125,30 @@ export const NOTIFICATION_KEY_COMMANDS = [
 ] as const;
 
 export async function notificationKeyCommand(
+  { io, store }: CliContext,
   sub: (typeof NOTIFICATION_KEY_COMMANDS)[number],
   args: string[],
 ): Promise<number> {
   const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
   if (positionals.length !== 1) throw new ShopInputError(`shop ${sub} takes one shop id: shop ${sub} N`);
   const shop = shopIdArg(positionals[0], `shop ${sub} N: N`);
-  const s = await runStoreCommand(loadConfig(), `shop ${sub}`, { shop });
+  const s = await store(`shop ${sub}`, { shop });
   if (sub === 'rotate-webhook-secret') {
-    console.log(`Shop ${shop} webhook signing secret: ${s.webhook_secret}`);
+    io.out(`Shop ${shop} webhook signing secret: ${s.webhook_secret}`);
     if (s.webhook_secret_previous_until !== null)
-      console.log(
-        `The previous secret signs too until ${s.webhook_secret_previous_until} (the shop's clock).`,
-      );
+      io.out(`The previous secret signs too until ${s.webhook_secret_previous_until} (the shop's clock).`);
   } else if (sub === 'rotate-signing-key') {
-    console.log(
-      `Shop ${shop} new notification public key, pending (the current key signs until you confirm):`,
-    );
-    console.log((s.pending_public_key ?? '').trim());
-    console.log(`Confirm it with: kopek shop confirm-signing-key ${shop}`);
+    io.out(`Shop ${shop} new notification public key, pending (the current key signs until you confirm):`);
+    io.out((s.pending_public_key ?? '').trim());
+    io.out(`Confirm it with: kopek shop confirm-signing-key ${shop}`);
   } else {
-    console.log(`Shop ${shop} notifications are signed with this public key from now on:`);
-    console.log(s.public_key.trim());
+    io.out(`Shop ${shop} notifications are signed with this public key from now on:`);
+    io.out(s.public_key.trim());
   }
   return 0;
 }
 
-function printSettings(s: ShopSettingsView): void {
+function printSettings(io: CliIo, s: ShopSettingsView): void {
   const rows: [string, string][] = [
     ['3-D Secure', s.three_d_secure ? 'on' : 'off'],
     ['E-mail notifications', s.email_notifications ? 'on' : 'off'],
@@ -160,6 +160,6 @@ function printSettings(s: ShopSettingsView): void {
     ['Notification auth', s.notification_auth],
     ['Pending signing key', s.pending_public_key === null ? 'none' : 'yes (confirm-signing-key)'],
   ];
-  console.log(`Shop ${s.id}${s.test ? ' (test)' : ''}: ${s.name}`);
-  for (const [label, value] of rows) console.log(`  ${`${label}:`.padEnd(22)}${value}`);
+  io.out(`Shop ${s.id}${s.test ? ' (test)' : ''}: ${s.name}`);
+  for (const [label, value] of rows) io.out(`  ${`${label}:`.padEnd(22)}${value}`);
 }

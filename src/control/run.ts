@@ -1,22 +1,13 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
-import { systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { openKeyring } from '../crypto/lookup-keys.js';
-import { resolveKeyring } from '../crypto/master-key.js';
+import type { MasterKeys } from '../crypto/keyring.js';
 import { DataDirBusyError, DataDirLock, tryLockDataDir } from '../db/data-dir-lock.js';
-import { migrate } from '../db/migrate.js';
-import { openDb } from '../db/open.js';
-import { pinoOptions } from '../http/logger.js';
+import type { Db } from '../db/db.js';
 import { askServer, unwrapAnswer } from './client.js';
-import {
-  type StoreCommand,
-  type StoreCommandName,
-  type StoreDeps,
-  type StoreInput,
-  type StoreResult,
-  storeCommands,
-} from './commands.js';
+import type { StoreCommand, StoreCommandName, StoreDeps, StoreInput, StoreResult } from './commands.js';
 
 // A server opens its control socket right after taking the lock, so one that refuses connections for
 // this long is not a running Kopek server.
@@ -25,8 +16,30 @@ const SERVER_PATIENCE_MS = 2_000;
 const COMMAND_PATIENCE_MS = 15_000;
 
 /**
+ * A store that is open already, with what commands on it work with: a command runs on it as it is
+ * (no lock, no migration), and the store stays open afterwards. Tests run the CLI this way.
+ */
+export interface OpenStore {
+  db: Db;
+  masterKey: MasterKeys;
+  clock?: Clock;
+  log?: FastifyBaseLogger;
+  /** Called when a command changed a shop's row, as a server holding the store does. */
+  forgetShop?: (shopId: number) => void;
+}
+
+/**
+ * What a command answers on an embedded store that was never created: `kopek shop list` in a fresh
+ * DATA_DIR lists nothing, without creating a store (which takes seconds) to find that out.
+ */
+const WITHOUT_STORE: { [N in StoreCommandName]?: () => StoreResult<N> } = {
+  'shop list': () => [],
+};
+
+/**
  * Runs a store command in this process, or, when a server holds the embedded store, in that server
- * through its control socket: two processes must never open one PGlite directory.
+ * through its control socket: two processes must never open one PGlite directory. With `open`, it
+ * runs on that store instead.
  */
 export async function runStoreCommand<N extends StoreCommandName>(
   config: Config,
@@ -34,12 +47,21 @@ export async function runStoreCommand<N extends StoreCommandName>(
   input: StoreInput<N>,
   /** Told how a long command gets on, when it runs in this process. */
   progress?: (text: string) => void,
+  open?: OpenStore,
 ): Promise<StoreResult<N>> {
+  if (open) return runOn(open, config, name, input, progress);
   if (config.databaseUrl) return runHere(config, undefined, name, input, progress);
   const started = performance.now();
   for (;;) {
     const got = await tryLockDataDir(config.dataDir, { command: `kopek ${name}` });
-    if (got instanceof DataDirLock) return runHere(config, got, name, input, progress);
+    if (got instanceof DataDirLock) {
+      const answer = WITHOUT_STORE[name];
+      if (answer && !existsSync(join(config.dataDir, 'pglite', 'PG_VERSION'))) {
+        got.release();
+        return answer() as StoreResult<N>;
+      }
+      return runHere(config, got, name, input, progress);
+    }
     if (got.socket !== undefined) {
       const answer = await askServer(got.socket, { command: name, input });
       if (answer) return unwrapAnswer(answer) as StoreResult<N>;
@@ -58,6 +80,8 @@ export async function runStoreCommand<N extends StoreCommandName>(
   }
 }
 
+// The store and the commands are loaded only by the commands that open a store here: a command that
+// a server answers, or one that finds no store, starts in a fraction of a second.
 async function runHere<N extends StoreCommandName>(
   config: Config,
   lock: DataDirLock | undefined,
@@ -65,22 +89,54 @@ async function runHere<N extends StoreCommandName>(
   input: StoreInput<N>,
   progress?: (text: string) => void,
 ): Promise<StoreResult<N>> {
-  const db = await openDb(config, lock);
+  let db: Db;
   try {
+    db = await (await import('../db/open.js')).openDb(config, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  try {
+    const [{ migrate }, { resolveKeyring }, { openKeyring }] = await Promise.all([
+      import('../db/migrate.js'),
+      import('../crypto/master-key.js'),
+      import('../crypto/lookup-keys.js'),
+    ]);
     if (name !== 'migrate') await migrate(db);
     const { keyring } = resolveKeyring(config);
-    const deps: StoreDeps = {
-      db,
-      clock: systemClock,
-      masterKey: name === 'migrate' ? keyring : await openKeyring(db, keyring),
-      publicUrl: config.publicUrl,
-      config,
-      log: pino(pinoOptions(config.logLevel)) as FastifyBaseLogger,
-      ...(progress ? { progress } : {}),
-    };
-    const command = storeCommands[name] as unknown as StoreCommand<StoreInput<N>, StoreResult<N>>;
-    return await command.run(deps, input);
+    const masterKey = name === 'migrate' ? keyring : await openKeyring(db, keyring);
+    return await runOn({ db, masterKey }, config, name, input, progress);
   } finally {
     await db.close();
   }
+}
+
+async function runOn<N extends StoreCommandName>(
+  open: OpenStore,
+  config: Config,
+  name: N,
+  input: StoreInput<N>,
+  progress?: (text: string) => void,
+): Promise<StoreResult<N>> {
+  const [{ storeCommands }, log] = await Promise.all([
+    import('./commands.js'),
+    open.log ?? commandLog(config),
+  ]);
+  const deps: StoreDeps = {
+    db: open.db,
+    clock: open.clock ?? systemClock,
+    masterKey: open.masterKey,
+    publicUrl: config.publicUrl,
+    config,
+    log,
+    ...(open.forgetShop ? { forgetShop: open.forgetShop } : {}),
+    ...(progress ? { progress } : {}),
+  };
+  const command = storeCommands[name] as unknown as StoreCommand<StoreInput<N>, StoreResult<N>>;
+  return await command.run(deps, input);
+}
+
+async function commandLog(config: Config): Promise<FastifyBaseLogger> {
+  const [{ pino }, { pinoOptions }] = await Promise.all([import('pino'), import('../http/logger.js')]);
+  return pino(pinoOptions(config.logLevel)) as FastifyBaseLogger;
 }

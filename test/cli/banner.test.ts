@@ -1,20 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bannerLines, bannerText } from '../../src/cli/banner.js';
-import {
-  cleanUp,
-  EMBEDDED_ONLY,
-  embeddedEnv,
-  freePort,
-  KOPEK,
-  start,
-  waitForBanner,
-} from '../foundation/kopek-process.js';
+import { sandboxOnFirstStart, startUpBanner } from '../../src/cli/start-up.js';
+import { ManualClock } from '../../src/clock.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/db.js';
 import { card, gatewayShop } from '../gateway/helpers.js';
+import { type FreshStore, freshStore, silentLog } from '../keys/store.js';
 import { customer, monthly } from '../subscriptions/helpers.js';
 
 /**
@@ -89,73 +83,67 @@ describe('the start-up banner', () => {
   });
 });
 
-const pgUrl = process.env.DATABASE_URL;
-const dirs: string[] = [];
-const schemas: string[] = [];
+/**
+ * What the first start of `kopek serve` makes and prints, on a store of the test's own as the run's
+ * store kind gives it (bin/kopek.js starting a real server is test/foundation/embedded-store).
+ */
+describe('the first start of kopek serve', () => {
+  let store: FreshStore | undefined;
+  afterAll(async () => {
+    await store?.close();
+  });
 
-async function sql(text: string): Promise<pg.QueryResultRow[]> {
-  const c = new pg.Client({ connectionString: pgUrl });
-  await c.connect();
-  try {
-    return (await c.query(text)).rows;
-  } finally {
-    await c.end();
-  }
-}
-
-afterAll(async () => {
-  cleanUp();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  for (const schema of schemas) await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-});
-
-/** Starts `kopek serve`, waits for its banner, stops it, and answers what it printed. */
-async function serveOnce(env: NodeJS.ProcessEnv): Promise<string> {
-  const s = start(process.execPath, [...KOPEK, 'serve'], { ...env, BILLING: 'off' });
-  await waitForBanner(s);
-  // The banner is written in one piece: what follows it is not part of it.
-  const output = s.output();
-  s.child.kill('SIGTERM');
-  expect((await s.exited).code).toBe(0);
-  return output;
-}
-
-describe('the first start of kopek serve', { timeout: 120_000 }, () => {
-  it('on PostgreSQL makes no shop, prints no secret key, and says how to make a shop', {
-    skip: !pgUrl,
-  }, async () => {
-    const schema = `kopek_banner_${process.pid}_${randomBytes(3).toString('hex')}`;
-    schemas.push(schema);
-    await sql(`CREATE SCHEMA ${schema}`);
-    const url = new URL(pgUrl as string);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const env = {
-      ...embeddedEnv('/nonexistent', await freePort()),
-      DATABASE_URL: url.toString(),
-      KOPEK_MASTER_KEY: randomBytes(32).toString('hex'),
+  /** One start of `kopek serve` on the store: what it makes, and the banner it prints. */
+  async function startOnce(db: Db, config: Config): Promise<string> {
+    const deps = {
+      db,
+      clock: new ManualClock(),
+      masterKey: randomBytes(32),
+      publicUrl: config.publicUrl,
+      config,
+      log: silentLog,
     };
-    for (let run = 0; run < 2; run++) {
-      const output = await serveOnce(env);
-      expect(output).toContain('Kopek is running (PostgreSQL)');
-      expect(output).not.toContain('Secret key');
-      expect(output).not.toContain('sandbox');
-      expect(output).toContain(
-        "No shops yet. Create one (its secret key is printed once) with:\n  kopek shop create --name 'My shop'",
-      );
-    }
-    expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.shops`)).toEqual([{ n: 0 }]);
-  });
+    return startUpBanner(config, db.kind, await sandboxOnFirstStart(deps));
+  }
 
-  it('on the embedded store makes the sandbox shop once and shows its key once', EMBEDDED_ONLY, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kopek-banner-'));
-    dirs.push(dataDir);
-    const env = embeddedEnv(dataDir, await freePort());
-    const first = await serveOnce(env);
-    expect(first).toContain(`Kopek is running (embedded store in ${dataDir})`);
-    expect(first).toContain('Created a sandbox shop on this first start:');
-    expect(first).toMatch(/Secret key:\s+[0-9a-f]{64}/);
-    const second = await serveOnce(env);
-    expect(second).not.toContain('Secret key');
-    expect(second).not.toContain('No shops yet');
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'on PostgreSQL makes no shop, prints no secret key, and says how to make a shop',
+    async () => {
+      store = await freshStore();
+      const config = loadConfig({
+        PUBLIC_URL: 'http://127.0.0.1:8080',
+        DATABASE_URL: store.url,
+        KOPEK_MASTER_KEY: randomBytes(32).toString('hex'),
+      });
+      for (let run = 0; run < 2; run++) {
+        const output = await startOnce(store.db, config);
+        expect(output).toContain('Kopek is running (PostgreSQL)');
+        expect(output).not.toContain('Secret key');
+        expect(output).not.toContain('sandbox');
+        expect(output).toContain(
+          "No shops yet. Create one (its secret key is printed once) with:\n  kopek shop create --name 'My shop'",
+        );
+      }
+      expect(await store.db.query('SELECT count(*)::int AS n FROM shops')).toEqual([{ n: 0 }]);
+    },
+  );
+
+  it.skipIf(process.env.DATABASE_URL)(
+    'on the embedded store makes the sandbox shop once and shows its key once',
+    async () => {
+      store = await freshStore();
+      const dataDir = join(tmpdir(), 'kopek-banner');
+      const config = loadConfig({ PUBLIC_URL: 'http://127.0.0.1:8080', DATA_DIR: dataDir });
+      const first = await startOnce(store.db, config);
+      expect(first).toContain(`Kopek is running (embedded store in ${dataDir})`);
+      expect(first).toContain('Created a sandbox shop on this first start:');
+      expect(first).toMatch(/Secret key:\s+[0-9a-f]{64}/);
+      const second = await startOnce(store.db, config);
+      expect(second).not.toContain('Secret key');
+      expect(second).not.toContain('No shops yet');
+      expect(await store.db.query('SELECT name, test FROM shops')).toEqual([
+        { name: 'Sandbox shop', test: true },
+      ]);
+    },
+  );
 });

@@ -1,66 +1,51 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliDeps } from '../../src/cli/run.js';
+import { ManualClock } from '../../src/clock.js';
 import { loadMigrations } from '../../src/db/migrate.js';
+import { type CliRun, runKopek } from '../cli/run-cli.js';
 import { client, harness, newShop } from '../harness.js';
-import { EMBEDDED_ONLY, KOPEK } from './kopek-process.js';
+import { type FreshStore, freshStore } from '../keys/store.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+/**
+ * The CLI's commands, run in this process on a store of the file's own, bare at first: `migrate`
+ * applies every migration to it, and `bill` finds nothing of other files' to bill.
+ */
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+let store: FreshStore;
+let deps: CliDeps;
+const dirs: string[] = [];
+const ENV = { PUBLIC_URL: 'http://cli.kopek.test', LOG_LEVEL: 'warn' };
+
+function kopek(...args: string[]): Promise<CliRun> {
+  return runKopek(deps, ENV, ...args);
 }
 
-let dataDir: string;
-
-/** Runs the real CLI against an embedded store in a throw-away DATA_DIR, whatever the test run uses. */
-function kopek(...args: string[]): Promise<Run> {
-  return kopekIn(dataDir, args);
+/** The CLI on the embedded store in `dir`, as the environment names it. */
+function kopekIn(dir: string, args: string[]): Promise<CliRun> {
+  return runKopek(undefined, { ...ENV, DATA_DIR: dir }, ...args);
 }
 
-function kopekIn(dir: string, args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
-    PUBLIC_URL: 'http://cli.kopek.test',
-  };
-  delete env.DATABASE_URL;
-  delete env.KOPEK_MASTER_KEY;
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...KOPEK, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kopek-cli-'));
+  dirs.push(dir);
+  return dir;
 }
 
-beforeAll(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'kopek-cli-'));
+beforeAll(async () => {
+  store = await freshStore({ migrated: false });
+  deps = { db: store.db, clock: new ManualClock(), masterKey: randomBytes(32) };
 });
 
-afterAll(() => {
-  rmSync(dataDir, { recursive: true, force: true });
+afterAll(async () => {
+  await store?.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('kopek CLI', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
+describe('kopek CLI', () => {
   const secret = randomBytes(32).toString('hex');
 
   it('migrate applies every migration to a fresh store and exits 0', async () => {
@@ -109,7 +94,7 @@ describe('kopek CLI', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   });
 
   it('refuses a short secret and a non-numeric id before touching the store', async () => {
-    const untouched = join(dataDir, 'never-created');
+    const untouched = join(tempDir(), 'never-created');
     const short = await kopekIn(untouched, ['shop', 'create', '--secret', 'short']);
     expect(short.code).not.toBe(0);
     expect(short.stderr).toContain('--secret must be 64 hexadecimal characters');
@@ -122,6 +107,15 @@ describe('kopek CLI', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
     expect(id.code).not.toBe(0);
     expect(id.stderr).toContain('--id must be a whole number');
     expect(existsSync(untouched)).toBe(false);
+  });
+
+  it('shop list in a DATA_DIR without a store lists nothing, and creates no store to find that out', async () => {
+    const dir = tempDir();
+    const run = await kopekIn(dir, ['shop', 'list']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('No shops yet. Create one (its secret key is printed once) with:');
+    // No store, no master key, and the lock it held while looking is gone.
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('migrate on an up-to-date store says so and exits 0', async () => {

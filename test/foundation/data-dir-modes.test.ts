@@ -16,7 +16,8 @@ import { loadConfig } from '../../src/config.js';
 import { holdDataDir } from '../../src/control/server.js';
 import { DataDirUnsafeError } from '../../src/db/data-dir-mode.js';
 import { startRuntime } from '../../src/server.js';
-import { cleanUp, EMBEDDED_ONLY, embeddedEnv, kopek } from './kopek-process.js';
+import { runKopek } from '../cli/run-cli.js';
+import { EMBEDDED_ONLY } from './kopek-process.js';
 
 /**
  * DATA_DIR holds sealed cards, shops' keys and sessions: every directory in it is 0700 and every file
@@ -32,7 +33,6 @@ function tempDir(): string {
 }
 
 afterAll(() => {
-  cleanUp();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -123,9 +123,10 @@ describe('DATA_DIR modes', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
     expect(readdirSync(dataDir)).toEqual([]);
 
     // The CLI says so in one line and exits 1, without a stack trace.
-    const run = await kopek(embeddedEnv(dataDir), 'migrate');
+    const run = await runKopek(undefined, { DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, 'migrate');
     expect(run.code).toBe(1);
-    expect(run.output).toContain(`chmod 700 ${dataDir}`);
+    expect(run.stderr).toContain(`chmod 700 ${dataDir}`);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.output).not.toMatch(/\n\s+at /);
     expect(readdirSync(dataDir)).toEqual([]);
   });

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runKopek } from '../cli/run-cli.js';
 import {
   alive,
   cleanUp,
@@ -83,6 +84,12 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
     await waitForBanner(server);
   }, 120_000);
 
+  it('the server bin/kopek.js started answers GET /health', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
   it('shop create goes through the server: the running server accepts the new key', async () => {
     const run = await kopek(env, 'shop', 'create', '--3ds', '--test');
     expect(run.code, run.output).toBe(0);
@@ -102,6 +109,17 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
     const migrated = await kopek(env, 'migrate');
     expect(migrated.code, migrated.output).toBe(0);
     expect(migrated.output).toContain('Nothing to apply; the schema is up to date.');
+  });
+
+  it('clock advance goes through the server, which sees the new time at once', async () => {
+    const run = await kopek(env, 'clock', 'advance', '--shop', '2', '--by', 'P1D');
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/^Shop 2 test clock: \S+Z \(time zone UTC\), 1 day ahead of real time$/m);
+    const res = await fetch(`http://127.0.0.1:${port}/test_clock`, {
+      headers: { authorization: `Basic ${Buffer.from(auth).toString('base64')}` },
+    });
+    const { test_clock } = (await res.json()) as { test_clock: { offset_seconds: number } };
+    expect(Math.abs(test_clock.offset_seconds - 86_400)).toBeLessThan(60);
   });
 
   it('a second server on the same DATA_DIR is refused, and the first keeps the store', async () => {
@@ -132,17 +150,18 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
 describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   it('a live holder that does not answer: the CLI says so, exits 3 and changes nothing', async () => {
     const dir = tempDir();
-    // This test process is alive and is no Kopek server.
+    // The test run's main process is alive and is no Kopek server.
     const lock = JSON.stringify({
-      pid: process.pid,
+      pid: process.ppid,
       command: 'kopek serve',
       socket: join(dir, 'control', 'kopek.sock'),
       since: '2026-01-01T00:00:00.000Z',
     });
     writeFileSync(join(dir, 'kopek.lock'), lock);
-    const run = await kopek(embeddedEnv(dir), 'shop', 'create', '--test');
+    // The CLI runs in this process: what is between processes here is the lock and its holder.
+    const run = await runKopek(undefined, embeddedEnv(dir), 'shop', 'create', '--test');
     expect(run.code, run.output).toBe(3);
-    expect(run.output).toContain(`is in use by process ${process.pid}`);
+    expect(run.output).toContain(`is in use by process ${process.ppid}`);
     expect(run.output).toContain('does not answer on its control socket');
     expect(run.output).not.toContain('Secret key');
     expect(existsSync(join(dir, 'pglite'))).toBe(false);
@@ -150,16 +169,16 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   });
 
   it('a stale lock, left by a process that is gone, is taken over and released', async () => {
-    const dir = storeDir;
+    const dir = tempDir();
     const pid = await deadPid();
     const socket = join(dir, 'control', 'kopek.sock');
     writeFileSync(
       join(dir, 'kopek.lock'),
       JSON.stringify({ pid, command: 'kopek serve', socket, since: 'x' }),
     );
-    const run = await kopek(embeddedEnv(dir), 'migrate');
+    const run = await runKopek(undefined, embeddedEnv(dir), 'shop', 'list');
     expect(run.code, run.output).toBe(0);
-    expect(run.output).toMatch(/Applied: 001_|Nothing to apply/);
+    expect(run.output).toContain('No shops yet');
     expect(lockOf(dir)).toBeUndefined();
   });
 
@@ -169,20 +188,30 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
       join(dir, 'kopek.lock'),
       JSON.stringify({ pid: await deadPid(), command: 'x', since: 'x' }),
     );
-    // Each waits for the same moment, tries once, and holds what it got until all have tried.
-    const at = Date.now() + 3000;
+    // Each says it is ready, waits for the word to go, tries once, and holds what it got until all
+    // have tried.
+    const go = join(dir, 'go');
+    const done = join(dir, 'done');
     const script = `
+      import { existsSync } from 'node:fs';
       import { DataDirLock, tryLockDataDir } from './dist/db/data-dir-lock.js';
-      await new Promise((r) => setTimeout(r, ${at} - Date.now()));
+      const until = async (file) => { while (!existsSync(file)) await new Promise((r) => setTimeout(r, 1)); };
+      console.log('ready');
+      await until(${JSON.stringify(go)});
       const got = await tryLockDataDir(${JSON.stringify(dir)}, { command: 'race' });
       console.log(got instanceof DataDirLock ? 'won' : 'lost');
-      await new Promise((r) => setTimeout(r, 2000));
+      await until(${JSON.stringify(done)});
     `;
     const racers = Array.from({ length: 6 }, () =>
       start(process.execPath, ['--input-type=module', '-e', script], process.env),
     );
+    const said = (word: RegExp) => racers.every((r) => word.test(r.output()));
+    await waitFor('every racer to be ready', () => said(/ready/));
+    writeFileSync(go, '');
+    await waitFor('every racer to try', () => said(/won|lost/));
+    writeFileSync(done, '');
     await Promise.all(racers.map((r) => r.exited));
-    const results = racers.map((r) => r.output().trim());
+    const results = racers.map((r) => r.output().replace('ready', '').trim());
     expect(
       results.filter((r) => r === 'won'),
       results.join('\n'),
@@ -191,12 +220,23 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
   });
 });
 
-describe('stopping a server started through npm', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
-  afterEach(() => cleanUp());
+// The three start at once, each on a copy of the file's store: a first start would spend seconds
+// creating one, and one after the other they would wait for each other's start-up.
+describe('stopping a server started through npm', {
+  timeout: 120_000,
+  concurrent: true,
+  ...EMBEDDED_ONLY,
+}, () => {
+  function storeCopy(): string {
+    const dir = tempDir();
+    for (const name of ['pglite', 'master.key'])
+      cpSync(join(storeDir, name), join(dir, name), { recursive: true });
+    return dir;
+  }
 
   // The process a user starts is the one that stops: nothing may stay behind holding the store.
   async function stopsEverything(command: string, args: string[], signal: NodeJS.Signals) {
-    const dir = storeDir;
+    const dir = storeCopy();
     const port = await freePort();
     const s = start(command, args, embeddedEnv(dir, port));
     await waitForBanner(s);

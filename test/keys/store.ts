@@ -23,11 +23,12 @@ export interface FreshStore {
   close(): Promise<void>;
 }
 
-export async function freshStore(): Promise<FreshStore> {
+/** A store of its own: migrated, unless `migrated` is false (a test of `kopek migrate` wants it bare). */
+export async function freshStore({ migrated = true } = {}): Promise<FreshStore> {
   const base = process.env.DATABASE_URL;
   if (!base) {
     const db = await createPgliteDb(undefined);
-    await migrate(db);
+    if (migrated) await migrate(db);
     return { db, url: undefined, close: () => db.close() };
   }
   const schema = `kopek_keys_${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -41,7 +42,7 @@ export async function freshStore(): Promise<FreshStore> {
   const u = new URL(base);
   u.searchParams.set('options', `-c search_path=${schema}`);
   const db = createPostgresDb(u.toString(), 6);
-  await migrate(db);
+  if (migrated) await migrate(db);
   return {
     db,
     url: u.toString(),

@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomInt } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type StoreDeps, storeCommands } from '../../src/control/commands.js';
-import { embeddedEnv, kopek } from '../foundation/kopek-process.js';
+import { harnessCli } from '../cli/run-cli.js';
 import { client, type Harness, harness, newShop } from '../harness.js';
 
 /** `kopek shop update --notification-auth` and the notification key commands. */
 
 let h: Harness;
 let deps: StoreDeps;
-const dirs: string[] = [];
 beforeAll(async () => {
   h = await harness();
   deps = {
@@ -22,9 +19,6 @@ beforeAll(async () => {
     log: h.app.log,
     forgetShop: (shop: number) => h.app.shopAuthenticator.forget(shop),
   };
-});
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('notification keys from the command line', () => {
@@ -58,20 +52,20 @@ describe('notification keys from the command line', () => {
   });
 
   it('kopek shop … prints the new secret and the pending key, and refuses a bad value', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kopek-keys-'));
-    dirs.push(dir);
-    const env = embeddedEnv(dir);
-    const created = await kopek(env, 'shop', 'create', '--id', '3', '--test');
+    const kopek = harnessCli(h);
+    // A chosen id, far from the ones other files' shops get from the sequence.
+    const id = String(randomInt(1_000_000, 2_000_000_000));
+    const created = await kopek('shop', 'create', '--id', id, '--test');
     expect(created.code, created.output).toBe(0);
-    const bad = await kopek(env, 'shop', 'update', '3', '--notification-auth', 'plain');
+    const bad = await kopek('shop', 'update', id, '--notification-auth', 'plain');
     expect(bad.code).toBe(1);
-    expect(bad.output).toContain('--notification-auth must be one of: basic, signature');
-    const key = await kopek(env, 'shop', 'rotate-signing-key', '3');
+    expect(bad.stderr).toContain('--notification-auth must be one of: basic, signature');
+    const key = await kopek('shop', 'rotate-signing-key', id);
     expect(key.code, key.output).toBe(0);
-    expect(key.output).toContain('-----BEGIN PUBLIC KEY-----');
-    expect(key.output).toContain('kopek shop confirm-signing-key 3');
-    const secret = await kopek(env, 'shop', 'rotate-webhook-secret', '3');
+    expect(key.stdout).toContain('-----BEGIN PUBLIC KEY-----');
+    expect(key.stdout).toContain(`kopek shop confirm-signing-key ${id}`);
+    const secret = await kopek('shop', 'rotate-webhook-secret', id);
     expect(secret.code, secret.output).toBe(0);
-    expect(secret.output).toMatch(/webhook signing secret: whsec_[A-Za-z0-9_-]{43}/);
+    expect(secret.stdout).toMatch(/webhook signing secret: whsec_[A-Za-z0-9_-]{43}/);
   });
 });
