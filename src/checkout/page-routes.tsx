@@ -8,6 +8,7 @@ import { findShopRow } from '../shops/repository.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { CtpFormPage, ctpLang, ctpOpen, ctpResult } from './api/page.js';
 import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js';
+import { answering, waitForFirst } from './first-post.js';
 import { formProblems } from './form-errors.js';
 import { ResultPage } from './pages.js';
 import { checkoutUrl } from './repository.js';
@@ -27,9 +28,6 @@ import {
  */
 
 const TOKEN = /^[0-9A-Za-z]{20,64}$/;
-/** How long a second post of one form waits for the first to be answered before showing its state. */
-const WAIT_FOR_FIRST_MS = 15_000;
-const WAIT_STEP_MS = 150;
 
 type Loaded = { kind: 'subscription'; sc: SubscriptionCheckout } | { kind: 'ctp'; c: CtpCheckout };
 
@@ -105,18 +103,9 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   );
 }
 
-/** A second post of one form: wait for the first to be answered, then show what it did. */
-async function waitForFirst(
-  services: Services,
-  token: string,
-  settled: (l: Loaded) => boolean,
-): Promise<void> {
-  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-  while (Date.now() < deadline) {
-    if (settled(await load(services, token))) return;
-    await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
-  }
-}
+/** A second post of one form: wait for the first to be answered (first-post.ts), then show what it did. */
+const waitForFirstPost = (services: Services, token: string, settled: (l: Loaded) => boolean) =>
+  waitForFirst(token, async () => settled(await load(services, token)));
 
 const IN_FLIGHT = new Set(['processing', 'trial_processing']);
 
@@ -132,7 +121,9 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
   if (loaded.kind === 'subscription') {
     const { sc } = loaded;
     const lang = subscriptionLang(sc.sub);
-    const outcome = await paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip });
+    const outcome = await answering(token, () =>
+      paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip }),
+    );
     if (outcome.kind === 'invalid') {
       const csrf = reply.generateCsrf();
       const page = (
@@ -157,7 +148,7 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
           .redirect(sub.last_transaction.redirect_url, 303);
       }
       if (IN_FLIGHT.has(sub.state)) {
-        await waitForFirst(
+        await waitForFirstPost(
           services,
           token,
           (l) => l.kind !== 'subscription' || !IN_FLIGHT.has(l.sc.sub.state),
@@ -175,7 +166,9 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
 
   const { c } = loaded;
   const formTry = typeof body.try === 'string' && /^\d{1,9}$/.test(body.try) ? Number(body.try) : undefined;
-  const outcome = await payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry });
+  const outcome = await answering(token, () =>
+    payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry }),
+  );
   if (outcome.kind === 'unavailable') throw new PageProblem(503, 'unavailable', ctpLang(c.row));
   if (outcome.kind === 'invalid') {
     const lang = ctpLang(c.row);
@@ -198,7 +191,7 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
     return reply.code(303).header('cache-control', 'no-store').redirect(outcome.url, 303);
   }
   if (outcome.kind === 'busy') {
-    await waitForFirst(services, token, (l) => l.kind !== 'ctp' || l.c.row.paying_until === null);
+    await waitForFirstPost(services, token, (l) => l.kind !== 'ctp' || l.c.row.paying_until === null);
     const now = await loadCtpCheckout(services, token);
     const redirect = now?.row.gateway_response?.transaction.redirect_url;
     if (now?.row.status === 'incomplete' && typeof redirect === 'string') {

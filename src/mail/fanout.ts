@@ -3,7 +3,8 @@ import type { Tx } from '../db/db.js';
 import { newId } from '../ids.js';
 import { type Shop, type ShopRow, toShop } from '../shops/repository.js';
 import { chargedSubscription, type Draft, draftsFor, type OutboxEvent } from './compose.js';
-import { renderHtml, renderText } from './render.js';
+import { renderHtml } from './html.js';
+import { renderText } from './render.js';
 import {
   announcedSubscription,
   insertEmail,

@@ -2,9 +2,9 @@ import { DateTime } from 'luxon';
 import type { MailLanguage } from './texts.js';
 
 /**
- * One e-mail's content as parts, rendered twice: as plain text and as HTML. Both come from the same
- * parts, so they say the same thing, and the HTML escapes every part in this one place: plan titles,
- * shop names, receipt lines and reasons come from shops and buyers.
+ * One e-mail's content as parts, rendered twice: as plain text (here) and as HTML (html.tsx, where
+ * the JSX renderer escapes every part: plan titles, shop names, receipt lines and reasons come from
+ * shops and buyers). Both come from the same parts, so they say the same thing.
  */
 export interface Message {
   language: MailLanguage;
@@ -17,16 +17,6 @@ export interface Message {
   notes: string[];
   footer: string;
 }
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 
 const SUBJECT_MAX = 200;
 
@@ -50,33 +40,4 @@ export function renderText(m: Message): string {
   if (m.notes.length > 0) parts.push(m.notes.join('\n'));
   parts.push(`-- \n${m.footer}`);
   return `${parts.join('\n\n')}\n`;
-}
-
-const CELL = 'padding:4px 16px 4px 0;vertical-align:top';
-
-export function renderHtml(m: Message): string {
-  const e = escapeHtml;
-  const rows = m.rows
-    .map(
-      ([label, value]) => `<tr><th style="${CELL};text-align:left;color:#555">${e(label)}</th>
-<td style="${CELL}">${e(value)}</td></tr>`,
-    )
-    .join('\n');
-  const notes = m.notes.map((line) => e(line)).join('<br>\n');
-  return `<!doctype html>
-<html lang="${m.language}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(m.subject)}</title>
-</head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;color:#222">
-<h1 style="font-size:20px;margin:0 0 16px">${e(m.heading)}</h1>
-${m.paragraphs.map((p) => `<p>${e(p)}</p>`).join('\n')}
-${rows ? `<table style="border-collapse:collapse;margin:16px 0">\n${rows}\n</table>` : ''}
-${notes ? `<p style="margin:16px 0;padding:12px;background:#f5f5f5">${notes}</p>` : ''}
-<p style="margin-top:24px;font-size:12px;color:#777">${e(m.footer)}</p>
-</body>
-</html>
-`;
 }

@@ -1,4 +1,5 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Services } from '../context.js';
 import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import { outboundRules } from '../net/outbound.js';
@@ -56,30 +57,26 @@ export const notificationId = (eventId: number) => `evt_${eventId}`;
 /** The exact bytes sent; the signature covers them. */
 export const notificationBody = (row: Pick<DueRow, 'payload'>) => JSON.stringify(row.payload);
 
-/** Shops whose opened keys a process keeps (about 2 KB each); beyond, the oldest is dropped. */
+/** Shops whose opened keys a process keeps (about 2 KB each); beyond, the least recently used is dropped. */
 const KEYS_KEPT = 1000;
 
 /**
  * A bounded map, per keyring (another master key opens nothing of what it holds). Found by the sealed
  * text: re-sealed under a new master key, a value is opened once more and its old entry ages out.
  */
-class KeptPerMasterKey<V> {
-  readonly #byMaster = new WeakMap<object, Map<string, V>>();
+class KeptPerMasterKey<V extends {}> {
+  readonly #byMaster = new WeakMap<object, LRUCache<string, V>>();
 
   get(masterKey: MasterKeys, sealed: string, open: () => V): V {
     const ring = keyringOf(masterKey);
     let kept = this.#byMaster.get(ring);
     if (!kept) {
-      kept = new Map();
+      kept = new LRUCache({ max: KEYS_KEPT });
       this.#byMaster.set(ring, kept);
     }
     let value = kept.get(sealed);
     if (value === undefined) {
       value = open();
-      if (kept.size >= KEYS_KEPT) {
-        const oldest = kept.keys().next().value;
-        if (oldest !== undefined) kept.delete(oldest);
-      }
       kept.set(sealed, value);
     }
     return value;

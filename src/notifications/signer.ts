@@ -1,41 +1,28 @@
 import { type KeyObject, sign } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 
 /**
  * Content-Signature off the event loop: RSA-SHA256 with a shop's key costs about 0.22 ms, two thirds
  * of a delivery's CPU in the process, and on the event loop it kept one instance from using a second
- * core. Signing threads take the work; what is asked for during one turn of the loop goes to a
- * thread as one message, and comes back as one.
+ * core. A piscina pool of signing threads (signing-thread.mjs) takes the work; what is asked for
+ * during one turn of the loop goes to the threads as one batch each, and comes back as one.
  *
- * A thread is given each key once (a KeyObject is cloned across threads) and keeps at most
- * KEYS_KEPT of them, dropping the oldest given, as it is told to. Whatever goes wrong with a thread
- * (it stopped, it could not sign), the signature is made here on the loop instead: a notification
- * is never held up or failed for it.
+ * A key is sent to a thread once: with the first batch that uses it, and again only to a thread
+ * that answers it does not hold it (a KeyObject is cloned across threads). A thread keeps at most
+ * KEYS_KEPT of them, the least recently used dropped. A thread that dies is replaced by the pool, up
+ * to a point. Whatever goes wrong with a thread (it stopped, it could not sign, the pool is gone),
+ * the signature is made here on the loop instead: a notification is never held up or failed for it.
  */
 
-/** The code of a signing thread: plain JavaScript, so it runs the same under tsx, vitest and dist. */
-const THREAD = `
-const { parentPort } = require('node:worker_threads');
-const { sign } = require('node:crypto');
-const keys = new Map();
-parentPort.on('message', (m) => {
-  for (const n of m.drop) keys.delete(n);
-  for (const [n, key] of m.keys) keys.set(n, key);
-  const out = [];
-  for (const [id, n, body] of m.jobs) {
-    const key = keys.get(n);
-    let signature = null;
-    if (key !== undefined) {
-      try { signature = sign('sha256', Buffer.from(body), key).toString('base64'); } catch {}
-    }
-    out.push([id, signature]);
-  }
-  parentPort.postMessage(out);
-});
-`;
+/** Resolved beside this module: src/notifications under tsx and vitest, dist/notifications when built. */
+const THREAD_FILE = new URL('./signing-thread.mjs', import.meta.url).href;
 
 /** Keys a thread keeps at most; the process keeps as many opened (attempt.ts). */
 const KEYS_KEPT = 1000;
+
+/** Batches a thread is handed ahead of the one it signs, so that it never waits for the loop. */
+const BATCHES_AHEAD = 4;
 
 /**
  * RSA-SHA256 (PKCS #1 v1.5) over `body`, in base64: the Content-Signature. The one definition of
@@ -45,119 +32,66 @@ export const signHere = (key: KeyObject | string, body: string): string =>
   sign('sha256', Buffer.from(body), key).toString('base64');
 
 interface Job {
-  id: number;
   key: KeyObject;
   body: string;
   resolve: (signature: string) => void;
   reject: (err: unknown) => void;
 }
 
-/** Ends the job with the thread's signature, or with one made here. */
-function settle(job: Job, signature: string | null): void {
-  try {
-    job.resolve(signature ?? signHere(job.key, job.body));
-  } catch (err) {
-    job.reject(err);
-  }
+/** What signing-thread.mjs is given, and what it answers for each body (see there). */
+interface Batch {
+  keys: [number, KeyObject][];
+  jobs: [number, string][];
 }
-
-class SigningThread {
-  readonly worker: Worker;
-  /** Key numbers given to the thread, oldest first: the thread holds exactly these. */
-  readonly #given = new Map<number, true>();
-  readonly #waiting = new Map<number, Job>();
-  #alive = true;
-  #stopping = false;
-
-  constructor(private readonly onGone: (thread: SigningThread) => void) {
-    this.worker = new Worker(THREAD, { eval: true });
-    this.worker.unref();
-    this.worker.on('message', (out: [number, string | null][]) => {
-      for (const [id, signature] of out) {
-        const job = this.#waiting.get(id);
-        if (!job) continue;
-        this.#waiting.delete(id);
-        settle(job, signature);
-      }
-      if (this.#waiting.size === 0) this.worker.unref();
-    });
-    const gone = () => this.#gone();
-    this.worker.on('error', gone);
-    this.worker.on('exit', gone);
-  }
-
-  get alive(): boolean {
-    return this.#alive;
-  }
-
-  get load(): number {
-    return this.#waiting.size;
-  }
-
-  send(jobs: Job[], numberOf: (key: KeyObject) => number): void {
-    const keys: [number, KeyObject][] = [];
-    const drop: number[] = [];
-    const wire: [number, number, string][] = [];
-    for (const job of jobs) {
-      const n = numberOf(job.key);
-      if (!this.#given.has(n)) {
-        if (this.#given.size >= KEYS_KEPT) {
-          const oldest = this.#given.keys().next().value as number;
-          this.#given.delete(oldest);
-          drop.push(oldest);
-        }
-        this.#given.set(n, true);
-        keys.push([n, job.key]);
-      }
-      this.#waiting.set(job.id, job);
-      wire.push([job.id, n, job.body]);
-    }
-    // Held while it has work: a delivery waiting for its signature keeps the process alive.
-    this.worker.ref();
-    try {
-      this.worker.postMessage({ drop, keys, jobs: wire });
-    } catch {
-      this.#gone();
-    }
-  }
-
-  #gone(): void {
-    if (!this.#alive) return;
-    this.#alive = false;
-    const left = [...this.#waiting.values()];
-    this.#waiting.clear();
-    if (!this.#stopping) this.onGone(this);
-    for (const job of left) settle(job, null);
-  }
-
-  /** Stops the thread; what it was still signing is signed here. */
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    await this.worker.terminate();
-    this.#gone();
-  }
-}
+type Answer = string | null | false;
 
 export class Signer {
-  readonly #threads: SigningThread[] = [];
+  #pool: Piscina<Batch, Answer[]> | undefined;
   #queue: Job[] = [];
   #scheduled = false;
-  #nextId = 1;
   #nextKey = 1;
   readonly #numbers = new WeakMap<KeyObject, number>();
-  /** Threads started in all, replacements included: a thread that stops is replaced, up to a point. */
-  #started = 0;
+  /** Keys sent to some thread already: others get them only when they ask. */
+  readonly #sent = new WeakSet<KeyObject>();
+  /** Threads that died: past as many as were started, the loop signs (no endless restarts). */
+  #deaths = 0;
+  /** Signatures the event loop made in place of a thread (a test reads it). */
+  signedHere = 0;
 
-  /** `threads` signing threads; 0 signs on the event loop. */
-  constructor(private readonly threads: number) {
-    for (let i = 0; i < threads; i++) this.#startThread();
+  /** `threads` signing threads; 0 signs on the event loop. `keysKept`: keys a thread holds at most. */
+  constructor(
+    private readonly threads: number,
+    keysKept = KEYS_KEPT,
+  ) {
+    if (threads <= 0) return;
+    const pool = new Piscina<Batch, Answer[]>({
+      filename: THREAD_FILE,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      concurrentTasksPerWorker: BATCHES_AHEAD,
+      recordTiming: false,
+      workerData: { keysKept },
+    });
+    // A thread that failed while it had nothing to sign: the pool replaces it, nothing is lost.
+    pool.on('error', () => {});
+    pool.on('workerDestroy', () => {
+      if (this.#pool === pool && ++this.#deaths > threads) {
+        this.#pool = undefined;
+        void pool.destroy();
+      }
+    });
+    this.#pool = pool;
   }
 
   /** Resolves with the Content-Signature of `body`. */
   sign(key: KeyObject, body: string): Promise<string> {
-    if (this.#threads.length === 0) return new Promise((resolve) => resolve(signHere(key, body)));
+    if (this.#pool === undefined) {
+      if (this.threads > 0) this.signedHere++;
+      return new Promise((resolve) => resolve(signHere(key, body)));
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, key, body, resolve, reject });
+      this.#queue.push({ key, body, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
         // After this turn's I/O callbacks: the deliveries started together are signed together.
@@ -168,40 +102,67 @@ export class Signer {
 
   /** The running threads (a test stops one). */
   workers(): Worker[] {
-    return this.#threads.map((t) => t.worker);
+    return this.#pool?.threads ?? [];
   }
 
+  /** Stops the threads; what they were still signing is signed here. */
   async close(): Promise<void> {
-    const threads = this.#threads.splice(0);
-    await Promise.all(threads.map((t) => t.stop()));
-  }
-
-  #startThread(): void {
-    this.#started++;
-    this.#threads.push(
-      new SigningThread((gone) => {
-        const i = this.#threads.indexOf(gone);
-        if (i >= 0) this.#threads.splice(i, 1);
-        // A thread that stopped is replaced, but not forever: past twice as many, the loop signs.
-        if (this.#started < this.threads * 2) this.#startThread();
-      }),
-    );
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.destroy();
   }
 
   #flush(): void {
     this.#scheduled = false;
     const jobs = this.#queue;
     this.#queue = [];
-    const live = this.#threads.filter((t) => t.alive);
-    if (live.length === 0) {
-      for (const job of jobs) settle(job, null);
+    // A batch for each thread, so that all of them take a share.
+    const share = Math.ceil(jobs.length / this.threads);
+    for (let i = 0; i < jobs.length; i += share) this.#send(jobs.slice(i, i + share), false);
+  }
+
+  /** Sends `jobs` as one batch; `withKeys` gives every key along (to a thread that asked for them). */
+  #send(jobs: Job[], withKeys: boolean): void {
+    const pool = this.#pool;
+    if (pool === undefined) {
+      for (const job of jobs) this.#settle(job, null);
       return;
     }
-    // Spread over the threads, the least loaded first.
-    live.sort((a, b) => a.load - b.load);
-    const share = Math.ceil(jobs.length / live.length);
-    for (let i = 0; i < live.length && i * share < jobs.length; i++)
-      live[i]?.send(jobs.slice(i * share, (i + 1) * share), (key) => this.#numberOf(key));
+    const keys = new Map<number, KeyObject>();
+    const batch: Batch = { keys: [], jobs: [] };
+    for (const job of jobs) {
+      const n = this.#numberOf(job.key);
+      if (withKeys || !this.#sent.has(job.key)) {
+        keys.set(n, job.key);
+        this.#sent.add(job.key);
+      }
+      batch.jobs.push([n, job.body]);
+    }
+    batch.keys = [...keys];
+    pool.run(batch).then(
+      (answers) => {
+        const asked: Job[] = [];
+        jobs.forEach((job, i) => {
+          const answer = answers[i];
+          if (answer === false && !withKeys) asked.push(job);
+          else this.#settle(job, typeof answer === 'string' ? answer : null);
+        });
+        if (asked.length > 0) this.#send(asked, true);
+      },
+      () => {
+        for (const job of jobs) this.#settle(job, null);
+      },
+    );
+  }
+
+  /** Ends the job with the thread's signature, or with one made here. */
+  #settle(job: Job, signature: string | null): void {
+    try {
+      if (signature === null) this.signedHere++;
+      job.resolve(signature ?? signHere(job.key, job.body));
+    } catch (err) {
+      job.reject(err);
+    }
   }
 
   #numberOf(key: KeyObject): number {

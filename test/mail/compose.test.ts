@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { draftsFor, type OutboxEvent } from '../../src/mail/compose.js';
-import { escapeHtml, formatDate, oneLine } from '../../src/mail/render.js';
+import { renderHtml } from '../../src/mail/html.js';
+import { formatDate, type Message, oneLine, renderText } from '../../src/mail/render.js';
 import { sendError } from '../../src/mail/smtp.js';
 import { fill } from '../../src/mail/texts.js';
+import { visibleText } from './html-text.js';
 
 /** The pure parts: which e-mails an event calls for, escaping, formats, SMTP errors, settings. */
 
@@ -85,10 +87,25 @@ describe('which e-mails an event calls for', () => {
 });
 
 describe('formats', () => {
-  it('escapes the five HTML characters', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
-      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
-    );
+  it('escapes the HTML characters in every part of the HTML, and shows them as written', () => {
+    const w = `<a href="x" title='y'>&</a>`;
+    const m: Message = {
+      language: 'en',
+      subject: `s ${w}`,
+      heading: `h ${w}`,
+      paragraphs: [`p ${w}`],
+      rows: [[`l ${w}`, `v ${w}`]],
+      notes: [`n1 ${w}`, `n2 ${w}`],
+      footer: `f ${w}`,
+    };
+    const html = renderHtml(m);
+    expect(html).not.toContain('<a ');
+    expect(html).not.toContain('</a>');
+    expect(html).toContain('<html lang="en">');
+    const seen = visibleText(html);
+    for (const part of ['s', 'h', 'p', 'l', 'v', 'n1', 'n2', 'f']) expect(seen).toContain(`${part} ${w}`);
+    // The text says the same, with nothing escaped.
+    expect(renderText(m)).toContain(`n1 ${w}\nn2 ${w}`);
   });
 
   it('keeps headers on one line and values as given', () => {

@@ -35,6 +35,21 @@ describe('signing threads', () => {
       const other = shops[(i + 1) % shops.length] as (typeof shops)[number];
       expect(valid(other.publicKey, j.body, signature)).toBe(false);
     });
+    // All of them made on the threads: none fell back to the event loop.
+    expect(signer.signedHere).toBe(0);
+  });
+
+  it('give a thread a key again when it has dropped it for others, and still sign on the thread', async () => {
+    // Threads hold 2 keys; 3 shops take turns, so each batch asks for a key the thread let go.
+    signer = new Signer(1, 2);
+    for (let round = 0; round < 4; round++) {
+      for (const [i, shop] of shops.entries()) {
+        const body = `round ${round} shop ${i}`;
+        const signature = await signer.sign(shop.privateKey, body);
+        expect(valid(shop.publicKey, body, signature)).toBe(true);
+      }
+    }
+    expect(signer.signedHere).toBe(0);
   });
 
   it('sign on the event loop with no threads', async () => {
@@ -62,6 +77,22 @@ describe('signing threads', () => {
     const later = await signer.sign(key, 'later');
     expect(valid(shop?.publicKey as KeyObject, 'later', later)).toBe(true);
     expect(signer.workers()).toHaveLength(1);
+  });
+
+  it('stop replacing threads that keep dying, and sign on the event loop from then on', async () => {
+    signer = new Signer(1);
+    const [shop] = shops;
+    const key = shop?.privateKey as KeyObject;
+    await signer.sign(key, 'warm');
+    // The first death is replaced; the second is one too many for a signer of one thread.
+    await Promise.all(signer.workers().map((w) => w.terminate()));
+    expect(signer.workers()).toHaveLength(1);
+    await Promise.all(signer.workers().map((w) => w.terminate()));
+    expect(signer.workers()).toEqual([]);
+    const before = signer.signedHere;
+    const signature = await signer.sign(key, 'after');
+    expect(valid(shop?.publicKey as KeyObject, 'after', signature)).toBe(true);
+    expect(signer.signedHere).toBe(before + 1);
   });
 
   it('sign what is on its way when the signer is closed at shutdown', async () => {
