@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { isKnownCurrency } from '../money/currencies.js';
 import type { ErrorCollector } from './errors.js';
 import { isCountry, isEmail, isHttpUrl, isIpAddress } from './rules.js';
@@ -44,6 +44,13 @@ const ENFORCED = Symbol.for('kopek.schema.enforced');
 export interface RuleCheck {
   passed(field: string): boolean;
   add(field: string | string[], message: string): void;
+  /**
+   * A message for the answer's top-level `errors.base`, even when the object is nested (the
+   * contract's place for an unsupported plan currency), listed where `field` is documented.
+   */
+  addBase(message: string, field: string): void;
+  /** Checks a field against a schema that applies only when the rule says so (another field decides). */
+  against(field: string, schema: TSchema, required: boolean): void;
 }
 
 /** A rule over several fields of one object, run after the object's schema. */
@@ -94,6 +101,23 @@ function describe(schema: Node): Omit<Compiled, 'validate'> {
 }
 
 const compiled = new WeakMap<object, Compiled>();
+/** `{field: schema}` objects for RuleCheck.against, made once per schema and field. */
+const wrappers = new WeakMap<object, Map<string, TSchema>>();
+
+function wrapper(schema: TSchema, field: string, required: boolean): TSchema {
+  const key = `${required}:${field}`;
+  let byField = wrappers.get(schema);
+  if (!byField) {
+    byField = new Map();
+    wrappers.set(schema, byField);
+  }
+  let w = byField.get(key);
+  if (!w) {
+    w = Type.Object({ [field]: required ? schema : Type.Optional(schema) });
+    byField.set(key, w);
+  }
+  return w;
+}
 
 function compile(schema: TSchema): Compiled {
   let c = compiled.get(schema);
@@ -154,8 +178,8 @@ export function checkBody(
   readNumericStrings(body, c.numeric);
   /** Field paths (joined with '/') refused so far, with every object above them. */
   const failed = new Set<string>();
-  const found: FieldMessage[] = [];
-  const refuse = (m: FieldMessage) => {
+  const found: (FieldMessage & { root?: boolean })[] = [];
+  const refuse = (m: FieldMessage & { root?: boolean }) => {
     found.push(m);
     for (let i = 0; i <= m.path.length; i++) failed.add(m.path.slice(0, i).join('/'));
   };
@@ -163,19 +187,30 @@ export function checkBody(
   for (const { path, rules } of c.rules) {
     const value = valueAt(body, path);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const orderOf = (at: string[]) => c.fields.get(at.join('/'))?.order ?? Number.MAX_SAFE_INTEGER;
+    const holder = value as Record<string, unknown>;
     const check: RuleCheck = {
       passed: (field) => !failed.has([...path, field].join('/')),
       add: (field, message) => {
         const at = [...path, ...(Array.isArray(field) ? field : [field])];
-        refuse({ path: at, message, order: c.fields.get(at.join('/'))?.order ?? Number.MAX_SAFE_INTEGER });
+        refuse({ path: at, message, order: orderOf(at) });
+      },
+      addBase: (message, field) =>
+        refuse({ path: ['base'], message, order: orderOf([...path, field]), root: true }),
+      against: (field, schema, required) => {
+        const w = compile(wrapper(schema, field, required));
+        readNumericStrings(holder, w.numeric);
+        if (w.validate(holder)) return;
+        for (const m of fieldMessages(w.validate.errors ?? [], holder, w.fields))
+          refuse({ path: [...path, ...m.path], message: m.message, order: orderOf([...path, field]) });
       },
     };
-    for (const rule of rules) rule(value as Record<string, unknown>, check);
+    for (const rule of rules) rule(holder, check);
   }
   // In the order the fields are documented, whichever check found them.
-  for (const { path, message } of found.sort((a, b) => a.order - b.order)) {
+  for (const { path, message, root } of found.sort((a, b) => a.order - b.order)) {
     if (path.length === 0 && prefix.length === 0) errors.add('base', 'Request body must be a JSON object');
-    else errors.add([...prefix, ...path], message);
+    else errors.add(root ? path : [...prefix, ...path], message);
   }
   const ok = found.length === 0;
   if (ok && typeof body === 'object' && body !== null) checked.set(body, schema);

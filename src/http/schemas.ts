@@ -48,5 +48,6 @@ export const WholeNumber = (options: Parameters<typeof Type.Integer>[0] = {}) =>
     maximum: Number.MAX_SAFE_INTEGER,
     ...options,
     [NUMERIC_STRING]: true,
-    [MESSAGES]: { maximum: 'is too large', ...((options as Record<string, unknown>)[MESSAGES] ?? {}) },
+    // Beyond 2^53 a number is no longer exact; a maximum of the field's own reads as any maximum.
+    ...(options.maximum === undefined ? { [MESSAGES]: { maximum: 'is too large' } } : {}),
   });
