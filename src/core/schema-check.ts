@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type TSchema, Type } from 'typebox';
-import { isKnownCurrency } from '../money/currencies.js';
+import { isIsoCurrency, isKnownCurrency } from '../money/currencies.js';
 import type { ErrorCollector } from './errors.js';
 import { isCountry, isEmail, isHttpUrl, isIpAddress } from './rules.js';
 import { type FieldInfo, type FieldMessage, fieldMessages, NUMERIC_STRING } from './schema-errors.js';
@@ -31,6 +31,7 @@ ajv.addFormat('ip', isIpAddress);
 ajv.addFormat('country', isCountry);
 ajv.addFormat('http-url', isHttpUrl);
 ajv.addFormat('currency', isKnownCurrency);
+ajv.addFormat('iso-currency', isIsoCurrency);
 
 /** A feature's own format (e.g. a product's expiry), registered before its schemas are compiled. */
 export function addFormat(name: string, check: (value: string) => boolean): void {
@@ -38,6 +39,7 @@ export function addFormat(name: string, check: (value: string) => boolean): void
 }
 
 const RULES = Symbol.for('kopek.schema.rules');
+const UNWRAPPED = Symbol.for('kopek.schema.unwrapped');
 const ENFORCED = Symbol.for('kopek.schema.enforced');
 
 /** Reports what a rule found; `passed` tells whether the schema accepted a field (else skip it). */
@@ -62,6 +64,16 @@ export function withRules<S extends TSchema>(schema: S, ...rules: SchemaRule[]):
   return schema;
 }
 
+/**
+ * Names the errors of an object's members without the object's own key, as the platform names the
+ * fields of a transaction request: `errors.amount`, not `errors.request.amount`. An error of the
+ * object itself (absent, not an object) keeps its key.
+ */
+export function unwrapErrors<S extends TSchema>(schema: S): S {
+  Object.defineProperty(schema, UNWRAPPED, { value: true, enumerable: false });
+  return schema;
+}
+
 /** Marks a route body schema as the route's validator (routes not marked yet keep their verbs' checks). */
 export function enforced<S extends TSchema>(schema: S): S {
   Object.defineProperty(schema, ENFORCED, { value: true, enumerable: false });
@@ -75,6 +87,7 @@ interface Compiled {
   validate: ValidateFunction;
   fields: Map<string, FieldInfo>;
   numeric: string[][];
+  unwrapped: string[][];
   rules: { path: string[]; rules: SchemaRule[] }[];
 }
 
@@ -82,12 +95,13 @@ type Node = Record<string | symbol, unknown>;
 
 /** Walks the schema's properties (through nullable unions) for what the checks need per field. */
 function describe(schema: Node): Omit<Compiled, 'validate'> {
-  const out: Omit<Compiled, 'validate'> = { fields: new Map(), numeric: [], rules: [] };
+  const out: Omit<Compiled, 'validate'> = { fields: new Map(), numeric: [], unwrapped: [], rules: [] };
   const walk = (node: Node, path: string[], required: boolean) => {
     const key = path.join('/');
     if (path.length > 0 && !out.fields.has(key))
       out.fields.set(key, { schema: node as Record<string, unknown>, required, order: out.fields.size });
     if (node[NUMERIC_STRING] === true) out.numeric.push(path);
+    if (node[UNWRAPPED] === true) out.unwrapped.push(path);
     const rules = node[RULES] as SchemaRule[] | undefined;
     if (rules) out.rules.push({ path, rules });
     for (const branch of (node.anyOf as Node[] | undefined) ?? []) walk(branch, path, required);
@@ -159,6 +173,13 @@ export function prepare(schema: TSchema): void {
   compile(schema);
 }
 
+/** The path an error is named by: without the keys of unwrapped objects above the field. */
+function named(path: string[], unwrapped: string[][]): string[] {
+  for (const u of unwrapped)
+    if (path.length > u.length && u.every((key, i) => path[i] === key)) return path.slice(u.length);
+  return path;
+}
+
 /** Bodies already checked against a schema (by the route), so the verb does not check them again. */
 const checked = new WeakMap<object, object>();
 
@@ -210,7 +231,7 @@ export function checkBody(
   // In the order the fields are documented, whichever check found them.
   for (const { path, message, root } of found.sort((a, b) => a.order - b.order)) {
     if (path.length === 0 && prefix.length === 0) errors.add('base', 'Request body must be a JSON object');
-    else errors.add(root ? path : [...prefix, ...path], message);
+    else errors.add(root ? path : [...prefix, ...named(path, c.unwrapped)], message);
   }
   const ok = found.length === 0;
   if (ok && typeof body === 'object' && body !== null) checked.set(body, schema);

@@ -6,7 +6,7 @@ import { Msg } from './rules.js';
  * the schema states the rule, this file states how a broken rule reads.
  *
  * - `required`, and any broken rule of a required field whose value is blank (null, or "" for text
- *   and amounts) → "can't be blank". A blank optional field counts as absent: its errors are dropped.
+ *   and amounts, or spaces only for text) → "can't be blank". A blank optional field counts as absent: its errors are dropped.
  * - A field schema may carry its own text per keyword: `'x-messages': { pattern: 'must be two letters' }`.
  * - Otherwise each keyword has its default text (DEFAULTS); `type` names the expected type.
  * - A union (`anyOf`) that fails in one branch only, once `null` is set aside, reads as that branch;
@@ -155,6 +155,14 @@ export function isBlank(value: unknown, schema: Record<string, unknown> | undefi
   return value === undefined || value === null || (value === '' && takesText(schema));
 }
 
+/** Blank for this field: a required text field of spaces only is blank too. */
+function blankHere(value: unknown, info: FieldInfo | undefined): boolean {
+  if (isBlank(value, info?.schema)) return true;
+  return (
+    info?.required === true && typeof value === 'string' && value.trim() === '' && takesText(info.schema)
+  );
+}
+
 /**
  * One message per field, for the errors of a body checked against a schema whose fields are
  * described by `fields` (keyed by the field path joined with '/').
@@ -172,7 +180,7 @@ export function fieldMessages(
     const info = fields.get(key);
     let message: string;
     if (e.keyword === 'required') message = Msg.blank;
-    else if (path.length > 0 && isBlank(valueAt(body, path), info?.schema)) {
+    else if (path.length > 0 && blankHere(valueAt(body, path), info)) {
       if (!info?.required) continue;
       message = Msg.blank;
     } else {

@@ -33,7 +33,12 @@ export const IdParams = Type.Object({ id: Type.String() });
  * maxLength reads "is too long (maximum is N characters)"; a broken format "is invalid".
  */
 export const Text = (options: Parameters<typeof Type.String>[0] = {}) =>
-  Type.String({ minLength: 1, pattern: '\\S', ...options, [MESSAGES]: { pattern: Msg.blank } });
+  Type.String({
+    minLength: 1,
+    pattern: '\\S',
+    ...options,
+    [MESSAGES]: { pattern: Msg.blank, ...((options as Record<string, unknown>)[MESSAGES] ?? {}) },
+  });
 
 /** Optional text; null and "" count as absent. */
 export const OptionalText = (options: Parameters<typeof Type.String>[0] = {}) =>
