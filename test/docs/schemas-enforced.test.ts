@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Client, client, type Harness, harness, newShop } from '../harness.js';
 import { parentPayment, pdf, proofBody } from '../proofs/files.js';
+import { cardBody } from '../subscriptions/helpers.js';
 
 /**
  * The OpenAPI at /docs is the behaviour: for every route with a JSON body, every constraint the
@@ -14,7 +15,7 @@ type Schema = Record<string, unknown>;
 
 interface Fixture {
   /** The path with its parameters filled in. */
-  url: (ctx: { productId: string; uid: string }) => string;
+  url: (ctx: { productId: string; uid: string; subscriptionId: string }) => string;
   /** A body the route accepts; each case breaks one field of it. */
   body: Record<string, unknown>;
   /** An object whose members' errors are named without its key (a transaction request). */
@@ -40,6 +41,10 @@ const CHECKED: Record<string, Fixture> = {
   'POST /products': { url: () => '/products', body: product },
   'PUT /products/{id}': { url: ({ productId }) => `/products/${productId}`, body: product },
   'POST /plans': { url: () => '/plans', body: plan },
+  'POST /subscriptions/{id}/cancel': {
+    url: ({ subscriptionId }) => `/subscriptions/${subscriptionId}/cancel`,
+    body: { cancel_reason: 'No longer needed' },
+  },
   ...Object.fromEntries(
     ['/alt', '/beyag', ''].map((area) => [
       `POST ${area}/transactions/{uid}/proof`,
@@ -52,7 +57,6 @@ const CHECKED: Record<string, Fixture> = {
 const PENDING = [
   'PATCH /shop',
   'POST /subscriptions',
-  'POST /subscriptions/{id}/cancel',
   'POST /test_clock/advance',
   'POST /ctp/api/checkouts',
   'POST /process/{uid}/return',
@@ -150,6 +154,7 @@ let h: Harness;
 let api: Client;
 let productId: string;
 let uid: string;
+let subscriptionId: string;
 let openapi: { paths: Record<string, Record<string, Schema>> };
 
 beforeAll(async () => {
@@ -160,6 +165,9 @@ beforeAll(async () => {
   expect(created.status, created.text).toBe(201);
   productId = created.body.id;
   uid = await parentPayment(h, shop);
+  const subscription = await api.post('/subscriptions', cardBody());
+  expect(subscription.status, subscription.text).toBe(201);
+  subscriptionId = subscription.body.id;
   const docs = await h.app.inject({ method: 'GET', url: '/docs/json' });
   expect(docs.statusCode).toBe(200);
   openapi = JSON.parse(docs.body);
@@ -189,7 +197,11 @@ describe('the OpenAPI body schemas are what validates', () => {
   it.each(Object.keys(CHECKED))('%s accepts its valid body', async (route) => {
     const fixture = CHECKED[route] as Fixture;
     const [method] = route.split(' ') as [string];
-    const res = await api.send(method as 'POST' | 'PUT', fixture.url({ productId, uid }), fixture.body);
+    const res = await api.send(
+      method as 'POST' | 'PUT',
+      fixture.url({ productId, uid, subscriptionId }),
+      fixture.body,
+    );
     expect(res.status, res.text).toBeLessThan(300);
   });
 
@@ -200,7 +212,11 @@ describe('the OpenAPI body schemas are what validates', () => {
     expect(cases.length).toBeGreaterThan(3);
     const failures: string[] = [];
     for (const c of cases) {
-      const res = await api.send(method as 'POST' | 'PUT', fixture.url({ productId, uid }), c.body);
+      const res = await api.send(
+        method as 'POST' | 'PUT',
+        fixture.url({ productId, uid, subscriptionId }),
+        c.body,
+      );
       // The gateway's routes wrap the error body in `response`.
       const answer = res.body?.response ?? res.body;
       const unwrapped = fixture.unwrapped;
