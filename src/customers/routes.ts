@@ -4,23 +4,8 @@ import { parseListQuery } from '../core/paging.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { ListQuery, page } from '../http/pagination.js';
 import { errorResponses, IdParams, Nullable } from '../http/schemas.js';
+import { CustomerInput } from './schemas.js';
 import { createCustomer, getCustomer, listCustomersOfShop } from './service.js';
-
-const optionalText = (description?: string) =>
-  Type.Optional(Nullable(Type.String(description ? { description } : {})));
-
-export const CustomerInput = Type.Object({
-  first_name: optionalText(),
-  last_name: optionalText(),
-  address: optionalText(),
-  city: optionalText(),
-  country: optionalText('ISO 3166-1 alpha-2'),
-  zip: optionalText('NNNNN or NNNNN-NNNN when country is US'),
-  state: optionalText('Two letters; only when country is US or CA'),
-  phone: optionalText(),
-  email: Type.String({ format: 'email' }),
-  ip: Type.String({ description: 'IPv4 or IPv6 address of the customer device' }),
-});
 
 export const CustomerSchema = Type.Object(
   {
@@ -51,7 +36,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const customer = await createCustomer(ctxOf(request), request.body as Record<string, unknown>);
+      const customer = await createCustomer(ctxOf(request), request.body);
       return reply.code(201).send(customer);
     },
   );

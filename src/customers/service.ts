@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import type { ListParams } from '../core/paging.js';
-import { Fields, isCountry, isEmail, isIpAddress } from '../core/rules.js';
+import { checkBody } from '../core/schema-check.js';
 import { newId } from '../ids.js';
 import {
   type CustomerRow,
@@ -10,6 +10,7 @@ import {
   listCustomers,
   type NewCustomer,
 } from './repository.js';
+import { CustomerInput } from './schemas.js';
 
 export interface Customer {
   id: string;
@@ -41,51 +42,36 @@ export function toCustomer(r: CustomerRow): Customer {
   };
 }
 
-const US_ZIP = /^\d{5}(-\d{4})?$/;
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /**
- * Validates customer data (also when it arrives inside a subscription, under `prefix`) and returns
- * the normalised record without an id. Every broken rule is reported, not only the first.
+ * Checks customer data against its schema (also when it arrives inside a subscription or a payment
+ * form, under `prefix`), recording every broken rule, and returns the record to store without an id.
+ * The record is meaningful only when nothing was recorded.
  */
 export function validateCustomer(
   body: Record<string, unknown>,
   errors: ErrorCollector,
   prefix: string[] = [],
 ) {
-  const f = new Fields(body, errors, prefix);
-  const text = (name: string, max = 255) => f.string(name, { max }) ?? null;
-  const email = f.string('email', { required: true, max: 254 });
-  if (email !== undefined) f.check('email', isEmail(email));
-  const ip = f.string('ip', { required: true, max: 45 });
-  if (ip !== undefined) f.check('ip', isIpAddress(ip));
-  const country = f.string('country', { max: 2 });
-  if (country !== undefined) f.check('country', isCountry(country));
-  const zip = text('zip', 16);
-  if (zip !== null && country === 'US')
-    f.check('zip', US_ZIP.test(zip), 'must be NNNNN or NNNNN-NNNN for the US');
-  const state = text('state', 2);
-  if (state !== null) {
-    if (f.check('state', /^[A-Za-z]{2}$/.test(state), 'must be two letters')) {
-      f.check('state', country === 'US' || country === 'CA', 'is allowed only when country is US or CA');
-    }
-  }
+  checkBody(CustomerInput, body, errors, prefix);
   return {
-    first_name: text('first_name'),
-    last_name: text('last_name'),
-    address: text('address'),
-    city: text('city'),
-    country: country ?? null,
-    zip,
-    state,
-    phone: text('phone', 32),
-    email: email ?? '',
-    ip: ip ?? '',
+    first_name: text(body.first_name),
+    last_name: text(body.last_name),
+    address: text(body.address),
+    city: text(body.city),
+    country: text(body.country),
+    zip: text(body.zip),
+    state: text(body.state),
+    phone: text(body.phone),
+    email: text(body.email) ?? '',
+    ip: text(body.ip) ?? '',
   } satisfies Omit<NewCustomer, 'id'>;
 }
 
-export async function createCustomer(ctx: Ctx, input: Record<string, unknown>): Promise<Customer> {
+export async function createCustomer(ctx: Ctx, input: object): Promise<Customer> {
   const errors = new ErrorCollector();
-  const data = validateCustomer(input, errors);
+  const data = validateCustomer(input as Record<string, unknown>, errors);
   errors.throwIfAny();
   const row = await insertCustomer(ctx.db, ctx.shop.id, { id: newId('cst'), ...data }, ctx.clock.now());
   return toCustomer(row);

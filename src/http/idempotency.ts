@@ -86,7 +86,9 @@ export function registerIdempotency(app: FastifyInstance, db: Db, clock: Clock, 
   // A lookup key: it stays the same when the master key rotates, so stored fingerprints still match.
   const printKey = keyringOf(masterKey).lookupKey('idempotency-fingerprint');
 
-  app.addHook('preHandler', async (request, reply) => {
+  // Before the body schema is checked: a refused body is an answer stored for the key too, and the
+  // fingerprint is of the body as sent (before numeric strings are read as numbers).
+  app.addHook('preValidation', async (request, reply) => {
     const header = request.headers['idempotency-key'];
     if (request.method !== 'POST' || header === undefined || !request.shop) return;
     const key = Array.isArray(header) ? header[0] : header;

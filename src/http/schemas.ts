@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { Msg } from '../core/rules.js';
+import { MESSAGES, NUMERIC_STRING } from '../core/schema-errors.js';
 
 /** The contract's error body, for the OpenAPI document. */
 export const ErrorBodySchema = Type.Object(
@@ -25,3 +27,32 @@ export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: 
 export const FreeObject = Type.Record(Type.String(), Type.Unknown());
 
 export const IdParams = Type.Object({ id: Type.String() });
+
+/**
+ * Required text: "", spaces only and null read "can't be blank" (the platform's wording). Longer than
+ * maxLength reads "is too long (maximum is N characters)"; a broken format "is invalid".
+ */
+export const Text = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({
+    minLength: 1,
+    pattern: '\\S',
+    ...options,
+    [MESSAGES]: { pattern: Msg.blank, ...((options as Record<string, unknown>)[MESSAGES] ?? {}) },
+  });
+
+/** Optional text; null and "" count as absent. */
+export const OptionalText = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.Optional(Nullable(Type.String(options)));
+
+/**
+ * An amount or count: a whole number, also given as a numeric string ("100"), which is read as the
+ * number. Fractions read "must be an integer", beyond 2^53 "is too large".
+ */
+export const WholeNumber = (options: Parameters<typeof Type.Integer>[0] = {}) =>
+  Type.Integer({
+    maximum: Number.MAX_SAFE_INTEGER,
+    ...options,
+    [NUMERIC_STRING]: true,
+    // Beyond 2^53 a number is no longer exact; a maximum of the field's own reads as any maximum.
+    ...(options.maximum === undefined ? { [MESSAGES]: { maximum: 'is too large' } } : {}),
+  });

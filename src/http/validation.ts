@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCollector } from '../core/errors.js';
+import { checkBody, isEnforced, prepare } from '../core/schema-check.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -94,10 +95,11 @@ function checkUrlText(request: FastifyRequest): void {
 }
 
 /**
- * Bodies are validated by the verbs themselves (they are called from pages and tests too, and report
- * every broken rule at once); the body schema documents the request and types the handler. Here a
- * body only has to be a JSON object whose text the store can keep. Query strings and path
- * parameters are checked by Ajv, after their text (checkUrlText).
+ * A body schema marked `enforced` is the route's validator: core/schema-check.ts compiles it once
+ * and answers every broken rule in the contract's words. A route whose schema is not marked yet only
+ * documents its body, which its verb validates; there the body only has to be a JSON object. Every
+ * body's text must be storable (unstorableText). Query strings and path parameters are checked by
+ * Ajv, after their text (checkUrlText).
  */
 export function registerValidation(app: FastifyInstance): void {
   const ajv = new Ajv({
@@ -113,6 +115,15 @@ export function registerValidation(app: FastifyInstance): void {
     if (typeof request.body === 'object' && request.body !== null) unstorableText(request.body).throwIfAny();
   });
   app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body' && isEnforced(schema)) {
+      prepare(schema);
+      return (body: unknown) => {
+        const errors = new ErrorCollector();
+        return checkBody(schema, body, errors)
+          ? { value: body }
+          : { error: ApiError.validation(errors.tree) };
+      };
+    }
     if (httpPart === 'body') {
       return (body: unknown) => {
         if (typeof body === 'object' && body !== null && !Array.isArray(body)) return { value: body };

@@ -1,5 +1,9 @@
+import { Type } from 'typebox';
 import type { ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
+import { LANGUAGES, Msg } from '../core/rules.js';
+import { addFormat, checkBody, enforced, withRules } from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
+import { FreeObject, Nullable, Text, WholeNumber } from '../http/schemas.js';
 
 /** Buyer fields a product can ask for on its payment page (the platform's list). */
 export const VISIBLE_FIELDS = [
@@ -89,95 +93,122 @@ export function parseExpiry(text: string): Date | undefined {
   return new Date(at.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000);
 }
 
+addFormat('product-expiry', (text) => parseExpiry(text) !== undefined);
+
 const present = (v: unknown) => v !== undefined && v !== null;
+const optional = <T extends Parameters<typeof Nullable>[0]>(t: T) => Type.Optional(Nullable(t));
+const VisibleFields = (description: string) => Type.Array(Type.Enum(VISIBLE_FIELDS), { description });
 
-function visibleFields(f: Fields, body: Record<string, unknown>): string[] {
-  // `visible` is the platform's other name for the field; errors name the field the shop sent.
-  const field = present(body.visible_fields)
-    ? 'visible_fields'
-    : present(body.visible)
-      ? 'visible'
-      : undefined;
-  if (field === undefined) return [];
-  const value = body[field];
-  if (!Array.isArray(value)) {
-    f.check(field, false, Msg.notArray);
-    return [];
-  }
-  const known = VISIBLE_FIELDS as readonly unknown[];
-  if (
-    !f.check(
-      field,
-      value.every((v) => known.includes(v)),
-      Msg.notIncluded,
-    )
-  )
-    return [];
-  return [...new Set(value as string[])];
+/**
+ * Stock is unlimited unless a quantity is given or `infinite: false` says otherwise; a finite stock
+ * needs its quantity.
+ */
+function stockNeedsQuantity(
+  product: Record<string, unknown>,
+  check: { passed(f: string): boolean; add(f: string, m: string): void },
+) {
+  const infinite = present(product.infinite) ? product.infinite === true : !present(product.quantity);
+  if (!infinite && !present(product.quantity) && check.passed('quantity') && check.passed('infinite'))
+    check.add('quantity', Msg.blank);
 }
 
-/** Stock: unlimited unless a quantity is given or `infinite: false` says otherwise. */
-function stock(f: Fields, errors: ErrorCollector): { quantity: number | null; infinite: boolean } {
-  const quantity = f.integer('quantity', { min: 0 });
-  const infiniteGiven = f.boolean('infinite');
-  const infinite = infiniteGiven ?? !f.has('quantity');
-  if (infinite) return { quantity: null, infinite };
-  if (quantity === undefined && !errors.has('quantity') && !errors.has('infinite')) {
-    f.check('quantity', false, Msg.blank);
-  }
-  return { quantity: quantity ?? null, infinite };
-}
+/** A create request, and a stored product with an update laid over it: every rule of a product. */
+export const ProductInput = enforced(
+  withRules(
+    Type.Object({
+      name: Text({ maxLength: 255 }),
+      description: Text({ maxLength: 2000 }),
+      currency: Text({ format: 'currency', description: 'ISO 4217 alpha-3 code, or BTC, ETH, USDT, USDC' }),
+      amount: WholeNumber({ exclusiveMinimum: 0, description: 'Price in minor units' }),
+      quantity: optional(
+        WholeNumber({ minimum: 0, description: 'Units in stock; omit when infinite is true' }),
+      ),
+      infinite: optional(
+        Type.Boolean({ description: 'Unlimited stock; the default when no quantity is sent' }),
+      ),
+      visible_fields: optional(VisibleFields('Buyer fields shown, and required, on the payment page')),
+      visible: optional(VisibleFields('Another name for visible_fields')),
+      test: optional(Type.Boolean()),
+      immortal: optional(Type.Boolean({ description: 'Unlimited time to pay' })),
+      expired_at: optional(
+        Type.String({
+          maxLength: 64,
+          format: 'product-expiry',
+          description: 'YYYY-MM-DDThh:mm:ssTZD or YYYY-MM-DD (end of that day, UTC)',
+        }),
+      ),
+      return_url: optional(
+        Type.String({
+          maxLength: 2048,
+          format: 'http-url',
+          description: 'Where the buyer goes after paying; the shop URL when absent',
+          [MESSAGES]: { format: 'must be an absolute http(s) URL' },
+        }),
+      ),
+      language: optional(Type.Enum(LANGUAGES, { type: 'string', default: 'en' })),
+      transaction_type: optional(Type.Enum(TRANSACTION_TYPES, { type: 'string', default: 'payment' })),
+      shop_id: optional(Type.Union([Type.Integer(), Type.String()], { description: 'Must be your shop id' })),
+      additional_data: optional(FreeObject),
+      ...Object.fromEntries(
+        KEPT_PLATFORM_FIELDS.map((f) => [
+          f,
+          Type.Optional(
+            Type.Unknown({ description: 'Accepted and kept as given; Kopek does not act on it' }),
+          ),
+        ]),
+      ),
+    }),
+    stockNeedsQuantity,
+  ),
+);
+
+/** An update: any subset of the fields; the product it makes is then checked whole. */
+export const ProductUpdate = enforced(Type.Partial(ProductInput));
 
 function shopIdMatches(value: unknown, shopId: number): boolean {
   return (typeof value === 'string' || typeof value === 'number') && String(value).trim() === String(shopId);
 }
 
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const flag = (v: unknown, otherwise: boolean): boolean => (typeof v === 'boolean' ? v : otherwise);
+
 /**
- * Validates a whole product (a create request, or a stored product with an update laid over it)
- * and returns it normalised. Every broken rule is recorded in `errors`, not only the first.
+ * Checks a whole product (a create request, or a stored product with an update laid over it)
+ * against ProductInput and the shop, and returns it normalised. Every broken rule is recorded in
+ * `errors`; the data is meaningful only when nothing was recorded.
  */
 export function validateProduct(
   body: Record<string, unknown>,
   shopId: number,
   errors: ErrorCollector,
 ): ProductData {
-  const f = new Fields(body, errors);
-  const name = f.string('name', { required: true, max: 255 });
-  const description = f.string('description', { required: true, max: 2000 });
-  const currency = f.currency('currency', { required: true });
-  const amount = f.integer('amount', { required: true, exclusiveMin: 0 });
-  const { quantity, infinite } = stock(f, errors);
-  const visible = visibleFields(f, body);
-  const test = f.boolean('test') ?? false;
-  const immortal = f.boolean('immortal') ?? false;
-  const expiredAt = f.string('expired_at', { max: 64 }) ?? null;
-  const expiresAt = expiredAt === null ? null : (parseExpiry(expiredAt) ?? null);
-  if (expiredAt !== null) f.check('expired_at', expiresAt !== null);
-  const returnUrl = f.url('return_url') ?? null;
-  const language = f.language('language') ?? 'en';
-  const transactionType = f.oneOf('transaction_type', TRANSACTION_TYPES) ?? 'payment';
-  if (present(body.shop_id)) f.check('shop_id', shopIdMatches(body.shop_id, shopId));
-  const additionalData = f.object('additional_data') ?? {};
-
+  checkBody(ProductInput, body, errors);
+  if (present(body.shop_id) && !shopIdMatches(body.shop_id, shopId)) errors.add('shop_id', Msg.invalid);
+  // `visible` is the platform's other name for the field.
+  const visible = present(body.visible_fields) ? body.visible_fields : body.visible;
+  const quantity = typeof body.quantity === 'number' ? body.quantity : null;
+  const infinite = flag(body.infinite, !present(body.quantity));
+  const expiredAt = text(body.expired_at);
   const extra: Record<string, unknown> = {};
   for (const field of KEPT_PLATFORM_FIELDS) if (present(body[field])) extra[field] = body[field];
-
   return {
-    name: name ?? '',
-    description: description ?? '',
-    currency: currency ?? '',
-    amount: amount ?? 0,
-    quantity,
+    name: text(body.name) ?? '',
+    description: text(body.description) ?? '',
+    currency: text(body.currency) ?? '',
+    amount: typeof body.amount === 'number' ? body.amount : 0,
+    quantity: infinite ? null : quantity,
     infinite,
-    visible_fields: visible,
-    test,
-    immortal,
+    visible_fields: Array.isArray(visible) ? [...new Set(visible as string[])] : [],
+    test: flag(body.test, false),
+    immortal: flag(body.immortal, false),
     expired_at: expiredAt,
-    expires_at: expiresAt,
-    return_url: returnUrl,
-    language,
-    transaction_type: transactionType,
-    additional_data: additionalData,
+    expires_at: expiredAt === null ? null : (parseExpiry(expiredAt) ?? null),
+    return_url: text(body.return_url),
+    language: text(body.language) ?? 'en',
+    transaction_type: (text(body.transaction_type) as TransactionType | null) ?? 'payment',
+    additional_data: (typeof body.additional_data === 'object' && body.additional_data
+      ? body.additional_data
+      : {}) as Record<string, unknown>,
     extra,
   };
 }

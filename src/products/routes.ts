@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { parseListQuery } from '../core/paging.js';
-import { LANGUAGES } from '../core/rules.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { ListQuery, page } from '../http/pagination.js';
 import { ErrorBodySchema, errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
-import { KEPT_PLATFORM_FIELDS, TRANSACTION_TYPES, VISIBLE_FIELDS } from './input.js';
+import { ProductInput, ProductUpdate } from './input.js';
 import {
   createProduct,
   getProduct,
@@ -13,53 +12,6 @@ import {
   malformedProductId,
   updateProduct,
 } from './service.js';
-
-const WholeNumber = (description: string) =>
-  Type.Union([Type.Integer(), Type.String({ pattern: '^\\d+$' })], { description });
-const VisibleFields = Type.Array(Type.Union(VISIBLE_FIELDS.map((v) => Type.Literal(v))), {
-  description: 'Buyer fields shown, and required, on the payment page',
-});
-const optionalUrl = (description: string) =>
-  Type.Optional(Nullable(Type.String({ format: 'uri', description })));
-
-/** Create request; an update takes any subset of the same fields. Documents the body and types it. */
-export const ProductInput = Type.Object({
-  name: Type.String({ maxLength: 255 }),
-  description: Type.String({ maxLength: 2000 }),
-  currency: Type.String({ description: 'ISO 4217 alpha-3 code, or BTC, ETH, USDT, USDC' }),
-  amount: WholeNumber('Price in minor units, greater than 0'),
-  quantity: Type.Optional(Nullable(WholeNumber('Units in stock; omit when infinite is true'))),
-  infinite: Type.Optional(
-    Type.Boolean({ description: 'Unlimited stock; the default when no quantity is sent' }),
-  ),
-  visible_fields: Type.Optional(VisibleFields),
-  visible: Type.Optional(Type.Array(Type.String(), { description: 'Another name for visible_fields' })),
-  test: Type.Optional(Type.Boolean()),
-  immortal: Type.Optional(Type.Boolean({ description: 'Unlimited time to pay' })),
-  expired_at: Type.Optional(
-    Nullable(Type.String({ description: 'YYYY-MM-DDThh:mm:ssTZD or YYYY-MM-DD (end of that day, UTC)' })),
-  ),
-  return_url: optionalUrl('Where the buyer goes after paying; the shop URL when absent'),
-  shop_id: Type.Optional(
-    Type.Union([Type.Integer(), Type.String()], { description: 'Must be your shop id' }),
-  ),
-  language: Type.Optional(
-    Type.Union(
-      LANGUAGES.map((l) => Type.Literal(l)),
-      { default: 'en' },
-    ),
-  ),
-  transaction_type: Type.Optional(
-    Type.Union(
-      TRANSACTION_TYPES.map((t) => Type.Literal(t)),
-      { default: 'payment' },
-    ),
-  ),
-  additional_data: Type.Optional(FreeObject),
-  ...Object.fromEntries(
-    KEPT_PLATFORM_FIELDS.map((f) => [f, optionalUrl('Accepted and kept; Kopek does not act on it')]),
-  ),
-});
 
 export const ProductSchema = Type.Object(
   {
@@ -147,7 +99,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['products'],
         summary: 'Update any fields of a product',
         params: IdParams,
-        body: Type.Partial(ProductInput),
+        body: ProductUpdate,
         response: {
           204: Type.Null({ description: 'Updated; empty body' }),
           ...malformedId,

@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
+import { Type } from 'typebox';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
+import {
+  addFormat,
+  checkBody,
+  enforced,
+  type RuleCheck,
+  unwrapErrors,
+  withRules,
+} from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
+import { Nullable, Text, WholeNumber } from '../http/schemas.js';
 import {
   DOCUMENT_TYPES,
   type DocumentType,
@@ -9,7 +19,6 @@ import {
   EXTENSIONS,
   extensionFits,
   hasUnsafeText,
-  isDocumentType,
   sniffType,
 } from './document.js';
 
@@ -35,98 +44,139 @@ const NAMES: Record<DocumentType, string> = {
 };
 const UNSAFE = 'must not contain control characters';
 
+addFormat('safe-text', (text) => !hasUnsafeText(text));
+
+/** A file name's extension must fit its content type (when both are valid). */
+function extensionFitsType(doc: Record<string, unknown>, check: RuleCheck): void {
+  const { file_name: name, content_type: type } = doc;
+  if (!check.passed('file_name') || !check.passed('content_type')) return;
+  if (!extensionFits(name as string, type as DocumentType))
+    check.add('file_name', `must end with ${EXTENSIONS[type as DocumentType].join(' or ')} for ${type}`);
+}
+
+/**
+ * `{"request": {...}}`. Errors name the fields inside `request` without that wrapper
+ * (`errors.amount`, `errors.document.checksum`), as the platform reports a transaction request's
+ * fields; only a missing or non-object `request` itself is `errors.request`.
+ */
+export const ProofRequest = enforced(
+  Type.Object({
+    request: unwrapErrors(
+      Type.Object({
+        // Amounts are exact only up to 2^53 in Kopek (bigint columns read back as numbers), so the
+        // seed's "bigInteger" is refused beyond that with the limit named, rather than stored rounded.
+        amount: WholeNumber({
+          exclusiveMinimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: 'Proven amount in minor units; a numeric string is accepted too',
+        }),
+        currency: Text({ format: 'iso-currency', description: 'ISO 4217 alpha-3 code' }),
+        transaction_reference: Type.Optional(
+          Nullable(
+            Type.String({
+              maxLength: 255,
+              format: 'safe-text',
+              description: 'Receipt identifier',
+              [MESSAGES]: { format: UNSAFE },
+            }),
+          ),
+        ),
+        skip_duplicate_check: Type.Optional(
+          Nullable(
+            Type.Boolean({
+              default: false,
+              description: 'Allow a second proof for the uid within 30 seconds',
+            }),
+          ),
+        ),
+        document: withRules(
+          Type.Object({
+            content_type: Type.Enum(DOCUMENT_TYPES, {
+              type: 'string',
+              [MESSAGES]: { enum: `must be one of ${DOCUMENT_TYPES.join(', ')}` },
+            }),
+            file_name: Text({
+              maxLength: 255,
+              format: 'safe-text',
+              not: { pattern: '[/\\\\]' },
+              description: 'A file name, no path; its extension must fit content_type',
+              [MESSAGES]: { format: UNSAFE, not: 'must be a file name, not a path' },
+            }),
+            file_size: WholeNumber({ exclusiveMinimum: 0, description: 'Bytes of the decoded content' }),
+            content: Text({ description: 'The file in base64 (RFC 4648, padded, no line breaks)' }),
+            checksum: Type.String({
+              minLength: 1,
+              pattern: '^[0-9a-fA-F]{64}$',
+              description: 'SHA-256 of the file, hex',
+              [MESSAGES]: { pattern: 'must be a SHA-256 digest in hexadecimal (64 characters)' },
+            }),
+          }),
+          extensionFitsType,
+        ),
+      }),
+    ),
+  }),
+);
+
 function tooLarge(maxBytes: number): ApiError {
   return ApiError.base('payload_too_large', `Document is too large (maximum is ${maxBytes} bytes)`);
 }
 
 /**
- * Amounts are exact only up to 2^53 in Kopek (bigint columns read back as numbers), so the seed's
- * "bigInteger" is accepted up to Number.MAX_SAFE_INTEGER and refused beyond with that limit named,
- * rather than stored rounded. A numeric string is accepted like everywhere else (decisions.md).
+ * A document over maxBytes is a 413, not a 422, whatever else is wrong: checked before the body's
+ * schema (the route's preValidation), from the announced file_size or the content's length, so an
+ * oversized document is not worth the work of checking it.
  */
-function readAmount(f: Fields, body: Record<string, unknown>): number | undefined {
-  const v = body.amount;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
-  if (Number.isInteger(n) && !Number.isSafeInteger(n)) {
-    f.check('amount', false, `must be less than or equal to ${Number.MAX_SAFE_INTEGER}`);
+export function refuseLargeDocument(body: unknown, maxBytes: number): void {
+  const request = (body as { request?: unknown } | null)?.request;
+  const doc = (request as { document?: unknown } | null | undefined)?.document;
+  if (typeof doc !== 'object' || doc === null) return;
+  const { file_size: size, content } = doc as Record<string, unknown>;
+  const announced = typeof size === 'string' && /^\s*\d+\s*$/.test(size) ? Number(size) : size;
+  if (typeof announced === 'number' && Number.isInteger(announced) && announced > maxBytes)
+    throw tooLarge(maxBytes);
+  if (typeof content === 'string' && decodedLength(content) > maxBytes) throw tooLarge(maxBytes);
+}
+
+/** The rules against the content itself, once its fields are valid: it decodes, and is what they say. */
+function readContent(doc: Record<string, unknown>, errors: ErrorCollector) {
+  const add = (field: string, message: string) => errors.add(['document', field], message);
+  const content = decodeStrictBase64(doc.content as string);
+  if (!content) {
+    add('content', 'must be base64 (A-Z, a-z, 0-9, + and /, padded with =, no line breaks)');
     return undefined;
   }
-  return f.integer('amount', { required: true, exclusiveMin: 0 });
-}
-
-function readDocument(doc: Record<string, unknown>, errors: ErrorCollector, maxBytes: number) {
-  const f = new Fields(doc, errors, ['document']);
-  const rawType = f.string('content_type', { required: true });
-  const contentType = rawType !== undefined && isDocumentType(rawType) ? rawType : undefined;
-  if (rawType !== undefined && !contentType)
-    f.check('content_type', false, `must be one of ${DOCUMENT_TYPES.join(', ')}`);
-
-  const fileName = f.string('file_name', { required: true, max: 255 });
-  if (fileName !== undefined) {
-    if (hasUnsafeText(fileName)) f.check('file_name', false, UNSAFE);
-    else if (/[/\\]/.test(fileName)) f.check('file_name', false, 'must be a file name, not a path');
-    else if (contentType && !extensionFits(fileName, contentType))
-      f.check('file_name', false, `must end with ${EXTENSIONS[contentType].join(' or ')} for ${contentType}`);
-  }
-
-  const fileSize = f.integer('file_size', { required: true, exclusiveMin: 0 });
-  const checksumText = f.string('checksum', { required: true });
-  const checksum = checksumText?.toLowerCase();
-  if (checksum !== undefined && !/^[0-9a-f]{64}$/.test(checksum))
-    f.check('checksum', false, 'must be a SHA-256 digest in hexadecimal (64 characters)');
-
-  const text = f.string('content', { required: true });
-  // Refused before decoding: a document over the limit is not worth the work of checking it.
-  if (fileSize !== undefined && fileSize > maxBytes) throw tooLarge(maxBytes);
-  if (text !== undefined && decodedLength(text) > maxBytes) throw tooLarge(maxBytes);
-  const content = text === undefined ? undefined : decodeStrictBase64(text);
-  if (text !== undefined && !content)
-    f.check('content', false, 'must be base64 (A-Z, a-z, 0-9, + and /, padded with =, no line breaks)');
-  if (!content) return undefined;
-
-  if (fileSize !== undefined && fileSize !== content.length)
-    f.check('file_size', false, `does not match the size of the content (${content.length} bytes)`);
-  const actual = createHash('sha256').update(content).digest('hex');
-  if (checksum !== undefined && /^[0-9a-f]{64}$/.test(checksum) && checksum !== actual)
-    f.check('checksum', false, 'does not match the SHA-256 of the content');
+  if (doc.file_size !== content.length)
+    add('file_size', `does not match the size of the content (${content.length} bytes)`);
+  const checksum = createHash('sha256').update(content).digest('hex');
+  if ((doc.checksum as string).toLowerCase() !== checksum)
+    add('checksum', 'does not match the SHA-256 of the content');
   const sniffed = sniffType(content);
-  if (!sniffed) f.check('content', false, 'is not a PDF, PNG or JPEG file');
-  else if (contentType && sniffed !== contentType)
-    f.check('content_type', false, `does not match the content, which is ${NAMES[sniffed]}`);
-
-  if (!contentType || fileName === undefined) return undefined;
-  return { contentType, fileName, content, checksum: actual };
+  if (!sniffed) add('content', 'is not a PDF, PNG or JPEG file');
+  else if (sniffed !== doc.content_type)
+    add('content_type', `does not match the content, which is ${NAMES[sniffed]}`);
+  return {
+    contentType: doc.content_type as DocumentType,
+    fileName: doc.file_name as string,
+    content,
+    checksum,
+  };
 }
 
-/**
- * Validates `{"request": {...}}`. Errors name the fields inside `request` without that wrapper
- * (`errors.amount`, `errors.document.checksum`), as the platform reports a transaction request's
- * fields; only a missing or non-object `request` itself is `errors.request`. A document over
- * maxBytes is a 413, not a 422, whatever else is wrong.
- */
+/** Checks a proof request (ProofRequest, the size limit, the content) and returns it read. */
 export function parseProofRequest(body: Record<string, unknown>, maxBytes: number): ProofInput {
+  refuseLargeDocument(body, maxBytes);
   const errors = new ErrorCollector();
-  const outer = new Fields(body, errors);
-  const request = outer.object('request');
-  if (!request) {
-    if (!outer.has('request')) errors.add('request', Msg.blank);
-    throw ApiError.validation(errors.tree);
-  }
-  const f = new Fields(request, errors);
-  const amount = readAmount(f, request);
-  const currency = f.currency('currency', { required: true, isoOnly: true });
-  const reference = f.string('transaction_reference', { max: 255 });
-  if (reference !== undefined && hasUnsafeText(reference)) f.check('transaction_reference', false, UNSAFE);
-  const skip = f.boolean('skip_duplicate_check');
-  const doc = f.object('document');
-  if (!f.has('document')) errors.add('document', Msg.blank);
-  const document = doc ? readDocument(doc, errors, maxBytes) : undefined;
+  if (!checkBody(ProofRequest, body, errors)) errors.throwIfAny();
+  const request = body.request as Record<string, unknown>;
+  const document = readContent(request.document as Record<string, unknown>, errors);
   errors.throwIfAny();
+  const reference = request.transaction_reference;
   return {
-    amount: amount as number,
-    currency: currency as string,
-    transactionReference: reference ?? null,
-    skipDuplicateCheck: skip ?? false,
+    amount: request.amount as number,
+    currency: request.currency as string,
+    transactionReference: typeof reference === 'string' && reference !== '' ? reference : null,
+    skipDuplicateCheck: request.skip_duplicate_check === true,
     document: document as ProofInput['document'],
   };
 }

@@ -5,28 +5,8 @@ import { GatewayError, gatewayErrors } from '../gateway/schemas.js';
 import { ctxOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses, Nullable } from '../http/schemas.js';
 import { contentDisposition, DOCUMENT_POLICY, DOCUMENT_TYPES } from './document.js';
+import { ProofRequest, refuseLargeDocument } from './input.js';
 import { getProofDocument, submitProof } from './service.js';
-
-/** Documents the request and types the handler; the verb validates it (src/http/validation.ts). */
-export const ProofInput = Type.Object({
-  request: Type.Object({
-    amount: Type.Union([Type.Integer({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\d+$' })], {
-      description: `Proven amount in minor units, 1 to ${Number.MAX_SAFE_INTEGER}`,
-    }),
-    currency: Type.String({ description: 'ISO 4217 alpha-3 code' }),
-    transaction_reference: Type.Optional(Type.String({ maxLength: 255, description: 'Receipt identifier' })),
-    skip_duplicate_check: Type.Optional(
-      Type.Boolean({ default: false, description: 'Allow a second proof for the uid within 30 seconds' }),
-    ),
-    document: Type.Object({
-      content_type: Type.Union(DOCUMENT_TYPES.map((t) => Type.Literal(t))),
-      file_name: Type.String({ maxLength: 255, description: 'Extension must fit content_type' }),
-      file_size: Type.Integer({ exclusiveMinimum: 0, description: 'Bytes of the decoded content' }),
-      content: Type.String({ description: 'The file in base64 (RFC 4648, padded, no line breaks)' }),
-      checksum: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the file, hex' }),
-    }),
-  }),
-});
 
 export const ProofTransactionSchema = Type.Object(
   {
@@ -100,11 +80,13 @@ export const proofRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         bodyLimit,
         config,
+        preValidation: async (request) =>
+          refuseLargeDocument(request.body, app.services.config.proofMaxBytes),
         schema: {
           tags: ['payment proof'],
           summary: `Submit a payment proof for a transaction${alias}`,
           params: UidParams,
-          body: ProofInput,
+          body: ProofRequest,
           response: { 200: ProofTransactionSchema, ...errors },
         },
       },

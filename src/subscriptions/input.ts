@@ -1,14 +1,20 @@
+import { Type } from 'typebox';
 import { type CardInput, validateCardInput } from '../cards/validation.js';
 import type { Ctx } from '../context.js';
 import { ErrorCollector } from '../core/errors.js';
 import { Fields, Msg } from '../core/rules.js';
+import { enforced } from '../core/schema-check.js';
 import { type CustomerRow, findCustomer, type NewCustomer } from '../customers/repository.js';
 import { validateCustomer } from '../customers/service.js';
 import type { Queryable } from '../db/db.js';
+import { Text } from '../http/schemas.js';
 import { checkPlanInput, type PlanChoice } from '../plans/service.js';
 
 export const CUSTOMER_NOT_FOUND = "customer with this ID doesn't exist for this account";
 export const CARD_NOT_FOUND = "card with this token doesn't exist for this account";
+
+/** Why the shop cancels: the body of `POST /subscriptions/{id}/cancel`, also sent by the cabinet. */
+export const CancelInput = enforced(Type.Object({ cancel_reason: Text({ maxLength: 1024 }) }));
 
 export type CustomerChoice = { existing: CustomerRow } | { create: Omit<NewCustomer, 'id'> } | undefined;
 

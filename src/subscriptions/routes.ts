@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorCollector } from '../core/errors.js';
 import { parseListQuery } from '../core/paging.js';
-import { CustomerInput } from '../customers/routes.js';
+import { CustomerInput } from '../customers/schemas.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { page } from '../http/pagination.js';
 import { errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
 import { PlanInput, PlanSchema } from '../plans/schemas.js';
+import { CancelInput } from './input.js';
 import { SUBSCRIPTION_STATES } from './repository.js';
 import {
   cancelSubscription,
@@ -198,7 +199,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Cancel a subscription',
         params: IdParams,
-        body: Type.Object({ cancel_reason: Str }),
+        body: CancelInput,
         response: { 200: SubscriptionSchema, ...errorResponses },
       },
     },

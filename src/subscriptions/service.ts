@@ -9,7 +9,7 @@ import {
 } from '../checkout/repository.js';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields } from '../core/rules.js';
+import { checkBody } from '../core/schema-check.js';
 import {
   type CustomerRow,
   customerInsert,
@@ -25,7 +25,7 @@ import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
 import { cardRequest, firstChargeRequest, takeFirstCharge, tokenizeCard } from './charge.js';
 import { answeredChargeInsert, claimCharge } from './charge-records.js';
-import { checkSubscriptionInput, type SubscriptionInput } from './input.js';
+import { CancelInput, checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
   findSubscription,
   insertSubscription,
@@ -317,8 +317,9 @@ export async function cancelSubscription(
   body: Record<string, unknown>,
 ): Promise<Subscription> {
   const errors = new ErrorCollector();
-  const reason = new Fields(body, errors).string('cancel_reason', { required: true, max: 1024 });
+  checkBody(CancelInput, body, errors);
   errors.throwIfAny();
+  const reason = body.cancel_reason as string;
   const row = await ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, id);
     if (!sub) throw ApiError.notFound();
@@ -333,7 +334,7 @@ export async function cancelSubscription(
     // The hosted page of a redirect subscription must not take money for a cancelled one.
     await closeCheckoutsOf(tx, id, now);
     const plan = await findPlanOfShop(ctx, sub.plan_id, tx);
-    const t = transition(sub, plan, { kind: 'canceled', reason: reason as string }, now, rulesFor(ctx.shop));
+    const t = transition(sub, plan, { kind: 'canceled', reason }, now, rulesFor(ctx.shop));
     return applyTransition(tx, sub, plan, t, now);
   });
   return viewOf(ctx, row);

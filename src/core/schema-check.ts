@@ -1,0 +1,239 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { type TSchema, Type } from 'typebox';
+import { isIsoCurrency, isKnownCurrency } from '../money/currencies.js';
+import type { ErrorCollector } from './errors.js';
+import { isCountry, isEmail, isHttpUrl, isIpAddress } from './rules.js';
+import { type FieldInfo, type FieldMessage, fieldMessages, NUMERIC_STRING } from './schema-errors.js';
+
+/**
+ * A request body's schema is what checks it: Ajv compiles each body schema once (all errors at
+ * once, no type coercion), schema-errors.ts words the broken rules as the platform does, and the
+ * few rules a schema cannot state (one field against another) are attached to the object schema
+ * they belong to with `withRules`, and run after it, on the fields the schema let through.
+ *
+ * The same compiled check serves the route (Fastify's validator compiler, http/validation.ts) and
+ * a verb called from elsewhere (a page, or a customer inside a subscription).
+ */
+
+const ajv = new Ajv({
+  allErrors: true,
+  coerceTypes: false,
+  removeAdditional: false,
+  useDefaults: false,
+  strict: false,
+  verbose: true,
+});
+addFormats.default(ajv);
+// Kopek's own readings of the standard formats, and its own formats; the schema names them.
+ajv.addFormat('email', isEmail);
+ajv.addFormat('ip', isIpAddress);
+ajv.addFormat('country', isCountry);
+ajv.addFormat('http-url', isHttpUrl);
+ajv.addFormat('currency', isKnownCurrency);
+ajv.addFormat('iso-currency', isIsoCurrency);
+
+/** A feature's own format (e.g. a product's expiry), registered before its schemas are compiled. */
+export function addFormat(name: string, check: (value: string) => boolean): void {
+  ajv.addFormat(name, check);
+}
+
+const RULES = Symbol.for('kopek.schema.rules');
+const UNWRAPPED = Symbol.for('kopek.schema.unwrapped');
+const ENFORCED = Symbol.for('kopek.schema.enforced');
+
+/** Reports what a rule found; `passed` tells whether the schema accepted a field (else skip it). */
+export interface RuleCheck {
+  passed(field: string): boolean;
+  add(field: string | string[], message: string): void;
+  /**
+   * A message for the answer's top-level `errors.base`, even when the object is nested (the
+   * contract's place for an unsupported plan currency), listed where `field` is documented.
+   */
+  addBase(message: string, field: string): void;
+  /** Checks a field against a schema that applies only when the rule says so (another field decides). */
+  against(field: string, schema: TSchema, required: boolean): void;
+}
+
+/** A rule over several fields of one object, run after the object's schema. */
+export type SchemaRule = (value: Record<string, unknown>, check: RuleCheck) => void;
+
+/** Attaches rules that a schema cannot state to the object schema they concern. */
+export function withRules<S extends TSchema>(schema: S, ...rules: SchemaRule[]): S {
+  Object.defineProperty(schema, RULES, { value: rules, enumerable: false });
+  return schema;
+}
+
+/**
+ * Names the errors of an object's members without the object's own key, as the platform names the
+ * fields of a transaction request: `errors.amount`, not `errors.request.amount`. An error of the
+ * object itself (absent, not an object) keeps its key.
+ */
+export function unwrapErrors<S extends TSchema>(schema: S): S {
+  Object.defineProperty(schema, UNWRAPPED, { value: true, enumerable: false });
+  return schema;
+}
+
+/** Marks a route body schema as the route's validator (routes not marked yet keep their verbs' checks). */
+export function enforced<S extends TSchema>(schema: S): S {
+  Object.defineProperty(schema, ENFORCED, { value: true, enumerable: false });
+  return schema;
+}
+
+export const isEnforced = (schema: unknown): boolean =>
+  typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[ENFORCED] === true;
+
+interface Compiled {
+  validate: ValidateFunction;
+  fields: Map<string, FieldInfo>;
+  numeric: string[][];
+  unwrapped: string[][];
+  rules: { path: string[]; rules: SchemaRule[] }[];
+}
+
+type Node = Record<string | symbol, unknown>;
+
+/** Walks the schema's properties (through nullable unions) for what the checks need per field. */
+function describe(schema: Node): Omit<Compiled, 'validate'> {
+  const out: Omit<Compiled, 'validate'> = { fields: new Map(), numeric: [], unwrapped: [], rules: [] };
+  const walk = (node: Node, path: string[], required: boolean) => {
+    const key = path.join('/');
+    if (path.length > 0 && !out.fields.has(key))
+      out.fields.set(key, { schema: node as Record<string, unknown>, required, order: out.fields.size });
+    if (node[NUMERIC_STRING] === true) out.numeric.push(path);
+    if (node[UNWRAPPED] === true) out.unwrapped.push(path);
+    const rules = node[RULES] as SchemaRule[] | undefined;
+    if (rules) out.rules.push({ path, rules });
+    for (const branch of (node.anyOf as Node[] | undefined) ?? []) walk(branch, path, required);
+    const properties = node.properties as Record<string, Node> | undefined;
+    const needed = (node.required as string[] | undefined) ?? [];
+    for (const [name, child] of Object.entries(properties ?? {}))
+      walk(child, [...path, name], needed.includes(name));
+  };
+  walk(schema, [], true);
+  return out;
+}
+
+const compiled = new WeakMap<object, Compiled>();
+/** `{field: schema}` objects for RuleCheck.against, made once per schema and field. */
+const wrappers = new WeakMap<object, Map<string, TSchema>>();
+
+function wrapper(schema: TSchema, field: string, required: boolean): TSchema {
+  const key = `${required}:${field}`;
+  let byField = wrappers.get(schema);
+  if (!byField) {
+    byField = new Map();
+    wrappers.set(schema, byField);
+  }
+  let w = byField.get(key);
+  if (!w) {
+    w = Type.Object({ [field]: required ? schema : Type.Optional(schema) });
+    byField.set(key, w);
+  }
+  return w;
+}
+
+function compile(schema: TSchema): Compiled {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = { validate: ajv.compile(schema), ...describe(schema as Node) };
+    compiled.set(schema, c);
+  }
+  return c;
+}
+
+const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/**
+ * Amounts may come as numeric strings ("100"): the schema marks such fields `x-numeric-string`,
+ * and they are read as numbers before the check ("" as absent). Other strings stay and fail `type`.
+ */
+function readNumericStrings(body: unknown, paths: string[][]): void {
+  for (const path of paths) {
+    let parent: unknown = body;
+    for (const key of path.slice(0, -1))
+      parent = typeof parent === 'object' && parent !== null ? (parent as Node)[key] : undefined;
+    if (typeof parent !== 'object' || parent === null || Array.isArray(parent)) continue;
+    const obj = parent as Record<string, unknown>;
+    const name = path.at(-1) as string;
+    const v = obj[name];
+    if (v === '') delete obj[name];
+    else if (typeof v === 'string' && NUMERIC.test(v)) obj[name] = Number(v);
+  }
+}
+
+function valueAt(body: unknown, path: string[]): unknown {
+  let v: unknown = body;
+  for (const key of path) v = typeof v === 'object' && v !== null ? (v as Node)[key] : undefined;
+  return v;
+}
+
+/** Compiles a route's body schema when the route is registered, not at its first request. */
+export function prepare(schema: TSchema): void {
+  compile(schema);
+}
+
+/** The path an error is named by: without the keys of unwrapped objects above the field. */
+function named(path: string[], unwrapped: string[][]): string[] {
+  for (const u of unwrapped)
+    if (path.length > u.length && u.every((key, i) => path[i] === key)) return path.slice(u.length);
+  return path;
+}
+
+/** Bodies already checked against a schema (by the route), so the verb does not check them again. */
+const checked = new WeakMap<object, object>();
+
+/**
+ * Checks `body` against `schema` and its attached rules, adding every broken rule to `errors`
+ * (under `prefix` when the body is nested, e.g. ['customer']). Numeric strings of amount fields are
+ * replaced by numbers in `body`. Answers whether the body passed.
+ */
+export function checkBody(
+  schema: TSchema,
+  body: unknown,
+  errors: ErrorCollector,
+  prefix: string[] = [],
+): boolean {
+  if (typeof body === 'object' && body !== null && checked.get(body) === schema) return true;
+  const c = compile(schema);
+  readNumericStrings(body, c.numeric);
+  /** Field paths (joined with '/') refused so far, with every object above them. */
+  const failed = new Set<string>();
+  const found: (FieldMessage & { root?: boolean })[] = [];
+  const refuse = (m: FieldMessage & { root?: boolean }) => {
+    found.push(m);
+    for (let i = 0; i <= m.path.length; i++) failed.add(m.path.slice(0, i).join('/'));
+  };
+  if (!c.validate(body)) for (const m of fieldMessages(c.validate.errors ?? [], body, c.fields)) refuse(m);
+  for (const { path, rules } of c.rules) {
+    const value = valueAt(body, path);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    const orderOf = (at: string[]) => c.fields.get(at.join('/'))?.order ?? Number.MAX_SAFE_INTEGER;
+    const holder = value as Record<string, unknown>;
+    const check: RuleCheck = {
+      passed: (field) => !failed.has([...path, field].join('/')),
+      add: (field, message) => {
+        const at = [...path, ...(Array.isArray(field) ? field : [field])];
+        refuse({ path: at, message, order: orderOf(at) });
+      },
+      addBase: (message, field) =>
+        refuse({ path: ['base'], message, order: orderOf([...path, field]), root: true }),
+      against: (field, schema, required) => {
+        const w = compile(wrapper(schema, field, required));
+        readNumericStrings(holder, w.numeric);
+        if (w.validate(holder)) return;
+        for (const m of fieldMessages(w.validate.errors ?? [], holder, w.fields))
+          refuse({ path: [...path, ...m.path], message: m.message, order: orderOf([...path, field]) });
+      },
+    };
+    for (const rule of rules) rule(holder, check);
+  }
+  // In the order the fields are documented, whichever check found them.
+  for (const { path, message, root } of found.sort((a, b) => a.order - b.order)) {
+    if (path.length === 0 && prefix.length === 0) errors.add('base', 'Request body must be a JSON object');
+    else errors.add(root ? path : [...prefix, ...named(path, c.unwrapped)], message);
+  }
+  const ok = found.length === 0;
+  if (ok && typeof body === 'object' && body !== null) checked.set(body, schema);
+  return ok;
+}
