@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, it, vi } from 'vitest';
+import { type Harness, harness, withClock } from '../harness.js';
+import {
+  Advance,
+  Cancel,
+  Create,
+  commandArbitraries,
+  FinishThreeDs,
+  KillBilling,
+  type Model,
+  type Real,
+  settleHistory,
+} from './commands.js';
+import { installInvariants, removeInvariants } from './invariants.js';
+import { KNOWN_BUGS, type KnownBug } from './known-bugs.js';
+import { World } from './world.js';
+
+/**
+ * A proof by random histories. fast-check draws sequences of what can happen to a shop's
+ * subscriptions (created by card, by token or on the hosted page, with cards that approve, decline,
+ * err, time out, or ask for 3-D Secure that is passed or failed; the test clock advanced; the next
+ * charge switched to another card; cancelled; read; a billing process killed mid-run and another
+ * started) and after every step asks the store whether the invariants hold (invariants.ts): at most
+ * one successful charge per subscription and period, no charge after cancellation, state and charges
+ * agreeing, every state change announced in order. A failing history shrinks to a minimal one, printed
+ * with its seed and path.
+ *
+ * KOPEK_MODEL_RUNS=N runs N histories (default 50); KOPEK_MODEL_COMMANDS=N allows up to N commands
+ * each (default 12); KOPEK_MODEL_SEED and KOPEK_MODEL_PATH replay a reported failure;
+ * KOPEK_MODEL_STRICT=1 tolerates not even the known bugs (known-bugs.ts), to see them found again.
+ */
+
+const REAL_NOW = '2026-01-15T10:00:00.000Z';
+
+function positiveEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number from 1, not ${raw}`);
+  return n;
+}
+
+function integerEnv(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number, not ${raw}`);
+  return n;
+}
+
+const RUNS = positiveEnv('KOPEK_MODEL_RUNS', 50);
+const COMMANDS = positiveEnv('KOPEK_MODEL_COMMANDS', 12);
+const SEED = integerEnv('KOPEK_MODEL_SEED');
+const PATH = process.env.KOPEK_MODEL_PATH || undefined;
+const TOLERATED = process.env.KOPEK_MODEL_STRICT === '1' ? [] : KNOWN_BUGS;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await harness();
+  await installInvariants(h.db);
+});
+
+afterAll(async () => {
+  await removeInvariants(h.db);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/**
+ * One history: a fresh shop (3-D Secure on or off), the commands in order with the invariants after
+ * each, and at the end the leases run out.
+ */
+async function runHistory(
+  threeDs: boolean,
+  cmds: Iterable<fc.AsyncCommand<Model, Real>>,
+  bugs: readonly KnownBug[],
+) {
+  const real: Real = { world: await World.open(h, threeDs), bugs };
+  await withClock(h, REAL_NOW, async () => {
+    await fc.asyncModelRun(() => ({ model: { subs: 0 }, real }), cmds);
+    await settleHistory(real);
+  });
+}
+
+const history = fc.tuple(fc.boolean(), fc.commands(commandArbitraries, { maxCommands: COMMANDS }));
+
+describe('billing histories', () => {
+  it(
+    `keep every invariant after every step (${RUNS} histories of up to ${COMMANDS} commands)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(history, ([threeDs, cmds]) => runHistory(threeDs, cmds, TOLERATED)),
+        { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH ? { path: PATH } : {}) },
+      );
+      // A larger run asked for by the environment gets the time it needs.
+    },
+    Math.max(120_000, RUNS * COMMANDS * 1_000),
+  );
+});
+
+/**
+ * The known bugs (known-bugs.ts), each as the minimal history fast-check shrank it to, replayed
+ * without tolerance: these fail today, and pass (so `it.fails` turns red) once the bug is fixed.
+ */
+describe('known bugs, replayed (each passes once fixed: then drop it.fails and its known-bugs entry)', () => {
+  it.fails('BUG (a): a first charge waiting for 3-D Secure past its lease is charged again, the period paid twice', () =>
+    // After the 5-minute lease the subscription is due: billing claims period 1 again and charges
+    // the stored card without 3-D Secure while the cardholder's step still waits (check
+    // a.open_behind_newer); the cardholder then passes it and period 1 is paid twice (a.paid_twice).
+    runHistory(
+      true,
+      [
+        new Create({ path: 'card', card: 'challenge' }, 'monthly'),
+        new Advance('PT6M'),
+        new FinishThreeDs(0, 'passed'),
+      ],
+      [],
+    ));
+
+  it.fails('BUG (d): a paid-trial renewal declined step by step returns to trial without an event', () =>
+    // The card that succeeds once and then declines is charged step by step: the claim moves the
+    // subscription to trial_processing and announces trial_ended; the decline (a retry follows) puts
+    // it back to trial with no event, so the newest event still says trial_processing.
+    runHistory(
+      false,
+      [new Create({ path: 'card', card: 'firstThenDeclined' }, 'paidTrial'), new Advance('P8D')],
+      [],
+    ));
+
+  it.fails('BUG (e): an attempt a killed billing process left open stays open once the subscription is cancelled', () =>
+    // The process dies after the gateway charged period 2; the shop cancels before the lease runs
+    // out. Billing never looks at a cancelled subscription again, so the payment is never recorded
+    // (paid_billing_cycles and active_to stay short of what the cardholder paid) unless someone
+    // reads the subscription.
+    runHistory(
+      false,
+      [
+        new Create({ path: 'card', card: 'approved' }, 'monthly'),
+        new KillBilling('after_answer'),
+        new Cancel(0),
+      ],
+      [],
+    ));
+});
