@@ -15,6 +15,17 @@ export interface KnownBug {
   touched: string;
 }
 
+/**
+ * Found (KOPEK_MODEL_STRICT=1, 400 histories of up to 20 commands) with seed -1390352091, path
+ * "27:3:3:3:3": a 3-D Secure shop, Create(card, monthly, frictionlessRejected), Advance(PT1H). The
+ * first charge waits for the cardholder's step (incomplete); the subscription's renew_at is still
+ * the creation's 5-minute lease, and billing counts only pending and unknown attempts as open, so
+ * once the lease runs out it claims period 1 again and charges the stored card without 3-D Secure
+ * (here a card whose authentication is rejected). If the cardholder then passes the step, period 1
+ * is paid twice (the second record fails on the unique index, so the ledger has two successful
+ * payments). With a paid trial on the hosted page (seed -627214477, path "105:3:3:3") billing
+ * charges period 1 while the trial's charge still waits.
+ */
 export const THREE_DS_CHARGED_AGAIN: KnownBug = {
   name: 'a first charge waiting for 3-D Secure is overtaken by a billing charge once its lease runs out',
   checks: '*',
@@ -28,6 +39,15 @@ export const THREE_DS_CHARGED_AGAIN: KnownBug = {
       OR EXISTS (SELECT 1 FROM transaction_history th WHERE th.uid = o.transaction_uid AND th.status = 'incomplete')`,
 };
 
+/**
+ * Found with seed 153675268, path "251:2:5:5:5:6:7" (known bug (a) tolerated): Create(card,
+ * paidTrial, approved), NextCharge(#0, refused), then the trial ends. A renewal charged step by step
+ * (a card the gateway refuses, or one whose outcome depends on its history) is claimed first: the
+ * subscription becomes trial_processing and trial_ended is announced; the failure (retried later)
+ * puts it back to trial without an event, so the newest event says trial_processing. (Charged in
+ * one transaction, the same renewal announces trial_ended showing trial.) Each retry announces
+ * trial_ended again.
+ */
 export const TRIAL_RETRY_UNANNOUNCED: KnownBug = {
   name: 'a trial renewal declined step by step goes back to trial without an event',
   checks: ['d.state_announced'],
@@ -37,6 +57,14 @@ export const TRIAL_RETRY_UNANNOUNCED: KnownBug = {
       WHERE e.resource_id = s.id ORDER BY e.id DESC LIMIT 1) = 'trial_ended.subscription:trial_processing'`,
 };
 
+/**
+ * Found with seed 1744763308, path "66:3:3:4:4" (known bug (a) tolerated): Create(card, monthly,
+ * firstThenDeclined), KillBilling, Cancel(#0), then the leases run out. The billing engine resolves an
+ * open attempt only when its subscription falls due, and a cancelled one never does; so an attempt a
+ * dead process left open stays pending for good, and a payment the gateway made for it is never
+ * recorded (paid_billing_cycles, active_to and last_transaction stay short) unless a read of the
+ * subscription happens to settle it.
+ */
 export const CANCELLED_ATTEMPT_LEFT_OPEN: KnownBug = {
   name: 'an attempt a dead billing process left open is never resolved once its subscription is cancelled',
   checks: ['e.left_open'],
