@@ -25,7 +25,7 @@ const pgUrl = process.env.DATABASE_URL;
 const stores: BillStore[] = [];
 
 async function store(name: string, count: number): Promise<BillStore> {
-  const s = await openBillStore(pgUrl as string, name);
+  const s = await openBillStore();
   stores.push(s);
   const started = performance.now();
   await seedDueSubscriptions(s, count);
