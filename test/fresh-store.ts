@@ -43,6 +43,15 @@ export function freshPglite({ migrated = true }: FreshOptions = {}): Promise<Pgl
 }
 
 /**
+ * An embedded store's directory as `kopek serve` would have left it after its first start's migrations
+ * (no shop yet), written from the migrated template: a first start there skips creating the cluster.
+ */
+export async function seedPgliteDir(dir: string): Promise<void> {
+  const db = await createPgliteDb(dir, { loadDataDir: snapshot(true) });
+  await db.close();
+}
+
+/**
  * A PostgreSQL database of its own (DATABASE_URL must be set): a copy of the run's migrated template,
  * or an empty one. The end of the run drops it.
  */
