@@ -96,7 +96,8 @@ async function preparePostgres(base: string, now: number): Promise<NonNullable<S
   const prefix = `${RUN_PREFIX}${now.toString(36)}_${randomBytes(3).toString('hex')}`;
   const template = `${prefix}_template`;
   const shared = `${prefix}_shared`;
-  await withAdmin(base, (c) => c.query(`CREATE DATABASE ${template}`));
+  // From template0, which nobody can be connected to (CREATE DATABASE refuses a busy template).
+  await withAdmin(base, (c) => c.query(`CREATE DATABASE ${template} TEMPLATE template0`));
   const db = createPostgresDb(databaseUrl(base, template), 1);
   try {
     await migrate(db);
