@@ -1,12 +1,14 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import pg from 'pg';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startBrowserBroker } from './browser/broker.js';
+import { prepareStoreTemplates, type StoreTemplates } from './store-templates.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    pgSchema: string | undefined;
+    /** The run's store templates and shared store (test/store-templates.ts, test/fresh-store.ts). */
+    storeTemplates: StoreTemplates;
     /** Where browser tests ask for the run's one Chromium (test/browser/broker.ts). */
     browserBroker: string;
   }
@@ -16,37 +18,35 @@ declare module 'vitest' {
  * Kopek as an operator runs it: compiled once per run into dist/, so that each test that starts a
  * `kopek` process starts in about a second instead of compiling TypeScript for three to seven.
  */
-function buildDist(): void {
-  execFileSync('npm', ['run', '--silent', 'build'], {
+async function buildDist(): Promise<void> {
+  const { stderr } = await promisify(execFile)('npm', ['run', '--silent', 'build'], {
     cwd: join(import.meta.dirname, '..'),
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
+  if (stderr) process.stderr.write(stderr);
 }
 
 /**
- * Once per run: dist/ built, the browser broker listening, and with DATABASE_URL set a fresh schema,
- * dropped at the end, so runs never see each other's rows or an older shape of the tables.
+ * Once per run: dist/ built, the browser broker listening, and the store templates made (with
+ * DATABASE_URL, a template database and the run's shared store copied from it, all dropped at the
+ * end, so runs never see each other's rows or an older shape of the tables).
  */
 export default async function setup(project: TestProject) {
-  buildDist();
+  // The build runs in its own process while this one makes the templates.
+  const [built, prepared] = await Promise.allSettled([
+    buildDist(),
+    prepareStoreTemplates(process.env.DATABASE_URL),
+  ]);
+  if (prepared.status === 'rejected') throw prepared.reason;
+  const stores = prepared.value;
+  if (built.status === 'rejected') {
+    await stores.remove();
+    throw built.reason;
+  }
+  project.provide('storeTemplates', stores.templates);
   const broker = await startBrowserBroker();
   project.provide('browserBroker', broker.url);
-  const url = process.env.DATABASE_URL;
-  let schema: string | undefined;
-  if (url) {
-    schema = `kopek_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.end();
-  }
-  project.provide('pgSchema', schema);
   return async () => {
     await broker.close();
-    if (!url || !schema) return;
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await c.end();
+    await stores.remove();
   };
 }

@@ -2,12 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { inject } from 'vitest';
 import { ManualClock } from '../src/clock.js';
 import { type Config, loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/db.js';
-import { migrate } from '../src/db/migrate.js';
-import { createPgliteDb } from '../src/db/pglite.js';
 import { createPostgresDb } from '../src/db/postgres.js';
 import { type App, buildApp } from '../src/http/app.js';
 import { pinoOptions } from '../src/http/logger.js';
@@ -18,6 +15,7 @@ import {
   generateSigningKeys,
   type SigningKeys,
 } from '../src/shops/service.js';
+import { freshPglite, sharedStoreUrl } from './fresh-store.js';
 import { type FakeNet, fakeNet } from './net/fake-net.js';
 
 export interface Harness {
@@ -44,13 +42,14 @@ export function harness(): Promise<Harness> {
   return shared;
 }
 
+/**
+ * On PostgreSQL, a pool on the run's shared store; on the embedded store, a new in-memory store.
+ * Either is migrated already (copied from the run's templates).
+ */
 export async function openTestDb(): Promise<Db> {
-  const url = process.env.DATABASE_URL;
-  if (!url) return createPgliteDb(undefined);
-  const schema = inject('pgSchema');
-  const withSchema = new URL(url);
-  if (schema) withSchema.searchParams.set('options', `-c search_path=${schema}`);
-  return createPostgresDb(withSchema.toString(), 10);
+  const url = sharedStoreUrl();
+  if (!url) return freshPglite();
+  return createPostgresDb(url, 10);
 }
 
 async function start(): Promise<Harness> {
@@ -75,7 +74,6 @@ async function start(): Promise<Harness> {
     METRICS_TOKEN: TEST_METRICS_TOKEN,
   });
   const db = await openTestDb();
-  await migrate(db);
   const clock = new ManualClock();
   const net = fakeNet();
   const app = await buildApp({

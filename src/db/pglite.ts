@@ -4,15 +4,32 @@ import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
 import type { Db, Tx } from './db.js';
 import { PrivateNodeFS } from './private-fs.js';
 
+export interface PgliteOptions {
+  /**
+   * A data directory as `dumpDataDir()` wrote it, to start from instead of an empty cluster: an
+   * in-memory store opened from it skips the cluster's creation, which costs seconds.
+   */
+  loadDataDir?: Blob;
+}
+
+export interface PgliteDb extends Db {
+  /** The whole data directory as an uncompressed tarball, for `loadDataDir`. */
+  dumpDataDir(): Promise<Blob>;
+}
+
 /**
  * The embedded store: PGlite in a directory (or in memory when dir is undefined), its files readable
  * by this user only. One connection; PGlite queues queries, and a transaction holds the connection
  * until it ends.
  */
-export async function createPgliteDb(dir: string | undefined): Promise<Db> {
+export async function createPgliteDb(
+  dir: string | undefined,
+  options: PgliteOptions = {},
+): Promise<PgliteDb> {
   if (dir !== undefined) mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const lite = await PGlite.create({
     ...(dir !== undefined ? { fs: new PrivateNodeFS(dir) } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
   });
   return {
@@ -49,6 +66,9 @@ export async function createPgliteDb(dir: string | undefined): Promise<Db> {
           results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
         return results;
       });
+    },
+    dumpDataDir() {
+      return lite.dumpDataDir('none');
     },
     async close() {
       if (!lite.closed) await lite.close();

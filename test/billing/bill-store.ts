@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import { pino } from 'pino';
 import { ManualClock, systemClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/db.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createPostgresDb } from '../../src/db/postgres.js';
 import { type ShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
 import { createSubscription } from '../../src/subscriptions/service.js';
 import { freePort, KOPEK, type Started, start, waitForBanner } from '../foundation/kopek-process.js';
+import { freshPostgres } from '../fresh-store.js';
 
 /**
- * A PostgreSQL schema of its own, filled with many due subscriptions, for tests that run real
+ * A PostgreSQL database of its own, filled with many due subscriptions, for tests that run real
  * `kopek bill` processes against it and then question the store.
  */
 
@@ -22,24 +20,15 @@ const DAY_MS = 24 * 3600_000;
 
 export interface BillStore {
   db: Db;
-  /** DATABASE_URL of the schema, for the processes. */
+  /** DATABASE_URL of the database, for the processes. */
   url: string;
   masterKey: string;
   shopId: number;
   drop(): Promise<void>;
 }
 
-export async function openBillStore(baseUrl: string, name: string): Promise<BillStore> {
-  const schema = `kopek_${name}_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const u = new URL(baseUrl);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  const url = u.toString();
-  const db = createPostgresDb(url, 4);
-  await migrate(db);
+export async function openBillStore(): Promise<BillStore> {
+  const { db, url, close } = await freshPostgres({}, 4);
   const masterKey = randomBytes(32).toString('hex');
   const { shop } = await createShop(
     { db, clock: systemClock, masterKey: Buffer.from(masterKey, 'hex') },
@@ -47,16 +36,10 @@ export async function openBillStore(baseUrl: string, name: string): Promise<Bill
   );
   return {
     db,
-    url,
+    url: url as string,
     masterKey,
     shopId: shop.id,
-    async drop() {
-      await db.close();
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await c.end();
-    },
+    drop: close,
   };
 }
 

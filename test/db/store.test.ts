@@ -1,8 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
 import { createPostgresDb, retryTransient, TRANSIENT_ATTEMPTS } from '../../src/db/postgres.js';
+import { sharedStoreUrl } from '../fresh-store.js';
 import { openTestDb } from '../harness.js';
 
 // Batches and prepared statements on the store the suite runs against (PGlite or PostgreSQL).
@@ -131,12 +132,7 @@ describe('prepared statements', () => {
 });
 
 describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', () => {
-  const url = () => {
-    const u = new URL(process.env.DATABASE_URL as string);
-    const schema = inject('pgSchema');
-    if (schema) u.searchParams.set('options', `-c search_path=${schema}`);
-    return u.toString();
-  };
+  const url = () => sharedStoreUrl() as string;
   const preparedOn = async (prepare: boolean) => {
     // One connection, so the query and the look at its prepared statements share a session.
     const one = createPostgresDb(url(), 1, { prepare });

@@ -1,6 +1,7 @@
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -82,6 +83,9 @@ function countEntries(dir: string): number {
   return n;
 }
 
+/** The DATA_DIR the first test made, closed: later tests copy it rather than make another. */
+let made: string | undefined;
+
 describe('DATA_DIR modes', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
   it('creates a new DATA_DIR 0700 with every directory in it 0700 and every file 0600', async () => {
     const dataDir = join(tempDir(), 'data');
@@ -94,11 +98,14 @@ describe('DATA_DIR modes', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
     expect(existsSync(join(dataDir, 'master.key'))).toBe(true);
     expect(countEntries(join(dataDir, 'pglite'))).toBeGreaterThan(100);
     expect(openModes(dataDir)).toEqual([]);
+    made = dataDir;
   });
 
   it('closes an existing DATA_DIR that an older Kopek left readable to everyone', async () => {
+    // A DATA_DIR as a first start leaves it: the first test's, copied (made here when it ran alone).
     const dataDir = join(tempDir(), 'data');
-    await serveOn(dataDir, async () => {});
+    if (made) cpSync(made, dataDir, { recursive: true });
+    else await serveOn(dataDir);
     const widen = (path: string) => {
       const st = lstatSync(path);
       chmodSync(path, st.isDirectory() ? 0o755 : 0o666);

@@ -4,9 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { createPgliteDb } from '../../src/db/pglite.js';
+import { createShop } from '../../src/shops/service.js';
+import { type FreshStore, freshPostgres, seedPgliteDir } from '../fresh-store.js';
 import { KOPEK } from './kopek-process.js';
 
 /**
@@ -22,7 +24,7 @@ const KILL_AFTER_ANSWERS = 20;
 const pgUrl = process.env.DATABASE_URL;
 
 let dataDir: string;
-let schema: string | undefined;
+let store: FreshStore | undefined;
 const masterKey = randomBytes(32).toString('hex');
 let server: ChildProcess | undefined;
 
@@ -38,10 +40,7 @@ function freePort(): Promise<number> {
 }
 
 function storeUrl(): string | undefined {
-  if (!pgUrl || !schema) return undefined;
-  const url = new URL(pgUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return url.toString();
+  return store?.url;
 }
 
 interface Started {
@@ -69,25 +68,17 @@ function serverEnv(port: number): NodeJS.ProcessEnv {
 
 /**
  * The shop the test works as: the sandbox shop the first start of the embedded store makes, or on
- * PostgreSQL (where `kopek serve` makes none) one made with `kopek shop create`.
+ * PostgreSQL (where `kopek serve` makes none) one made in the store, as `kopek shop create` makes it.
  */
-async function shopOf(first: Started, port: number): Promise<{ shopId?: string; secret?: string }> {
-  let text = first.output();
-  if (!/Shop id:/.test(text)) {
-    const child = spawn(process.execPath, [...KOPEK, 'shop', 'create', '--test'], {
-      cwd: ROOT,
-      env: serverEnv(port),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    text = '';
-    child.stdout?.on('data', (d) => {
-      text += d;
-    });
-    child.stderr?.on('data', (d) => {
-      text += d;
-    });
-    await new Promise((resolve) => child.once('exit', resolve));
+async function shopOf(first: Started): Promise<{ shopId?: string; secret?: string }> {
+  if (store) {
+    const { shop, secret } = await createShop(
+      { db: store.db, clock: systemClock, masterKey: Buffer.from(masterKey, 'hex') },
+      { test: true },
+    );
+    return { shopId: String(shop.id), secret };
   }
+  const text = first.output();
   return {
     shopId: /Shop id:\s+(\d+)/.exec(text)?.[1],
     secret: /Secret key:\s+([0-9a-f]+)/.exec(text)?.[1],
@@ -179,16 +170,9 @@ async function chargedSubscriptions(): Promise<{ subscriptions: Charged[]; payme
         WHERE t.shop_id = s.shop_id AND t.type = 'payment' AND t.status = 'successful'
           AND t.tracking_id LIKE s.id || '-%') AS payments
     FROM subscriptions s WHERE s.tracking_id LIKE 'crash-%' ORDER BY s.tracking_id`;
-  const url = storeUrl();
-  if (url) {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const subscriptions = (await c.query<Charged>(sql)).rows;
-      return { subscriptions, payments: (await c.query<{ n: number }>(all)).rows[0]?.n ?? 0 };
-    } finally {
-      await c.end();
-    }
+  if (store) {
+    const subscriptions = await store.db.query<Charged>(sql);
+    return { subscriptions, payments: (await store.db.query<{ n: number }>(all))[0]?.n ?? 0 };
   }
   // The server has stopped: its embedded store can be opened here.
   const lite = await createPgliteDb(join(dataDir, 'pglite'));
@@ -202,31 +186,22 @@ async function chargedSubscriptions(): Promise<{ subscriptions: Charged[]; payme
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'kopek-crash-'));
-  if (pgUrl) {
-    schema = `kopek_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    await c.query(`CREATE SCHEMA ${schema}`);
-    await c.end();
-  }
+  // A store as a first start has migrated it: the test is about the crash, not the first start.
+  if (pgUrl) store = await freshPostgres();
+  else await seedPgliteDir(join(dataDir, 'pglite'));
 });
 
 afterAll(async () => {
   if (server) await kill(server, 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
-  if (pgUrl && schema) {
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await c.end();
-  }
+  await store?.close();
 });
 
 describe('Idempotency-Key across a crash', () => {
   it('after SIGKILL mid-burst, every retry with its key answers a stored subscription, charged once', async () => {
     const port = await freePort();
     const first = await startServer(port);
-    const { shopId, secret } = await shopOf(first, port);
+    const { shopId, secret } = await shopOf(first);
     expect(shopId && secret, first.output()).toBeTruthy();
     const auth = `Basic ${Buffer.from(`${shopId}:${secret}`).toString('base64')}`;
 

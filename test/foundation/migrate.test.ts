@@ -1,64 +1,35 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, pgErrorCode } from '../../src/db/db.js';
 import { loadMigrations, type Migration, migrate } from '../../src/db/migrate.js';
-import { createPgliteDb } from '../../src/db/pglite.js';
-import { createPostgresDb } from '../../src/db/postgres.js';
 import { hasSuccessfulCharge } from '../../src/gateway/repository.js';
-
-const DATABASE_URL = process.env.DATABASE_URL;
+import { freshPglite, freshPostgres } from '../fresh-store.js';
 
 interface Store {
+  /** A store of its own that has never seen a migration (test/fresh-store.ts: a copy, not a creation). */
   open(): Promise<Db>;
   cleanup(): Promise<void>;
 }
 
-/** A fresh in-memory PGlite per open. */
-function pgliteStore(): Store {
-  const opened: Db[] = [];
+function storeOf(make: () => Promise<{ db: Db; close(): Promise<void> }>): Store {
+  const opened: { close(): Promise<void> }[] = [];
   return {
     async open() {
-      const db = await createPgliteDb(undefined);
-      opened.push(db);
-      return db;
+      const store = await make();
+      opened.push(store);
+      return store.db;
     },
     async cleanup() {
-      for (const db of opened) await db.close();
+      await Promise.all(opened.map((s) => s.close()));
     },
   };
 }
 
-/** A throw-away schema per open, dropped at the end, so no run sees another's tables. */
-function postgresStore(url: string): Store {
-  const schemas: string[] = [];
-  const opened: Db[] = [];
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  return {
-    async open() {
-      const schema = `kopek_migrate_${randomBytes(6).toString('hex')}`;
-      await admin(`CREATE SCHEMA ${schema}`);
-      schemas.push(schema);
-      const withSchema = new URL(url);
-      withSchema.searchParams.set('options', `-c search_path=${schema}`);
-      const db = createPostgresDb(withSchema.toString(), 4);
-      opened.push(db);
-      return db;
-    },
-    async cleanup() {
-      for (const db of opened) await db.close();
-      for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    },
-  };
-}
+const pgliteStore = () =>
+  storeOf(async () => {
+    const db = await freshPglite({ migrated: false });
+    return { db, close: () => db.close() };
+  });
+const postgresStore = () => storeOf(() => freshPostgres({ migrated: false }, 4));
 
 async function tableExists(db: Db, name: string): Promise<boolean> {
   const [row] = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
@@ -71,7 +42,7 @@ async function recorded(db: Db): Promise<number[]> {
 }
 
 const stores: [string, () => Store][] = [['PGlite', pgliteStore]];
-if (DATABASE_URL) stores.push(['PostgreSQL', () => postgresStore(DATABASE_URL)]);
+if (process.env.DATABASE_URL) stores.push(['PostgreSQL', postgresStore]);
 
 describe('the shipped migrations', () => {
   it('are numbered, named and in order', () => {

@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
 import { KOPEK } from '../foundation/kopek-process.js';
+import { sharedStoreUrl } from '../fresh-store.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
- * its own port, and its own embedded store, or the tests' PostgreSQL schema when DATABASE_URL is set.
+ * its own port, and its own embedded store, or the tests' shared PostgreSQL store when DATABASE_URL is set.
  */
 
 const run = promisify(execFile);
@@ -38,7 +38,7 @@ export interface GatewayProcess {
   shopId: number;
   secret: string;
   token: string;
-  /** True when it shares the tests' PostgreSQL schema (and so their store). */
+  /** True when it shares the tests' PostgreSQL store. */
   sharedStore: boolean;
   output: () => string;
   stop: () => Promise<void>;
@@ -68,13 +68,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
   });
-  const pgUrl = process.env.DATABASE_URL;
-  if (pgUrl) {
-    const withSchema = new URL(pgUrl);
-    const schema = inject('pgSchema');
-    if (schema) withSchema.searchParams.set('options', `-c search_path=${schema}`);
-    env.DATABASE_URL = withSchema.toString();
-  }
+  const pgUrl = sharedStoreUrl();
+  if (pgUrl) env.DATABASE_URL = pgUrl;
 
   const flags = ['--id', String(shopId), '--secret', secret, '--test', ...(options.threeDs ? ['--3ds'] : [])];
   await run('node', [...CLI, 'shop', 'create', ...flags], { env, timeout: 60_000 });

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate } from '../src/db/migrate.js';
+import { createPgliteDb } from '../src/db/pglite.js';
+import { createPostgresDb } from '../src/db/postgres.js';
+
+/**
+ * What the run's set-up prepares once so that each test asks for a fresh store in a fraction of a
+ * second instead of creating and migrating one (seconds on the embedded store).
+ */
+export interface StoreTemplates {
+  /** Files of `dumpDataDir()`: an embedded store just created, and the same store migrated. */
+  pglite: { blank: string; migrated: string };
+  /** With DATABASE_URL: the run's databases, all named `<prefix>_…`. */
+  pg?: {
+    /** Databases of this run are named `<prefix>_…`: the end of the run drops them all. */
+    prefix: string;
+    /** The migrated database that fresh stores are copies of (CREATE DATABASE … TEMPLATE). */
+    template: string;
+    /** The URL of the run's shared store (a copy of the template), for the test harness. */
+    sharedUrl: string;
+  };
+}
+
+/** Databases of a run are `kopek_t_<start time, base 36>_<random>_…`. */
+const RUN_PREFIX = 'kopek_t_';
+/** Databases left behind by a run that never reached its end (killed) go after this long. */
+const STALE_MS = 6 * 3600_000;
+
+export function databaseUrl(base: string, database: string): string {
+  const u = new URL(base);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function withAdmin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function dropDatabases(base: string, names: string[]): Promise<void> {
+  // A few at once: each drop waits for its files to go, and they wait on the disk, not the CPU.
+  const queue = [...names];
+  const worker = () =>
+    withAdmin(base, async (c) => {
+      for (let name = queue.shift(); name; name = queue.shift()) {
+        await c.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE false ALLOW_CONNECTIONS true`);
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+    });
+  await Promise.all([worker(), worker(), worker()]);
+}
+
+async function runDatabases(base: string, prefix: string): Promise<string[]> {
+  return withAdmin(base, async (c) => {
+    const rows = await c.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname`,
+      [prefix],
+    );
+    return rows.rows.map((r) => r.datname);
+  });
+}
+
+/** The databases of runs that started long ago and were killed before their end dropped them. */
+async function staleDatabases(base: string, now: number): Promise<string[]> {
+  const all = await runDatabases(base, RUN_PREFIX);
+  return all.filter((name) => {
+    const started = Number.parseInt(name.slice(RUN_PREFIX.length).split('_')[0] ?? '', 36);
+    return Number.isFinite(started) && now - started > STALE_MS;
+  });
+}
+
+async function prepareEmbedded(dir: string): Promise<StoreTemplates['pglite']> {
+  const db = await createPgliteDb(undefined);
+  try {
+    const blank = join(dir, 'blank.tar');
+    await writeFile(blank, Buffer.from(await (await db.dumpDataDir()).arrayBuffer()));
+    await migrate(db);
+    const migrated = join(dir, 'migrated.tar');
+    await writeFile(migrated, Buffer.from(await (await db.dumpDataDir()).arrayBuffer()));
+    return { blank, migrated };
+  } finally {
+    await db.close();
+  }
+}
+
+async function preparePostgres(base: string, now: number): Promise<NonNullable<StoreTemplates['pg']>> {
+  const prefix = `${RUN_PREFIX}${now.toString(36)}_${randomBytes(3).toString('hex')}`;
+  const template = `${prefix}_template`;
+  const shared = `${prefix}_shared`;
+  // From template0, which nobody can be connected to (CREATE DATABASE refuses a busy template).
+  await withAdmin(base, (c) => c.query(`CREATE DATABASE ${template} TEMPLATE template0`));
+  const db = createPostgresDb(databaseUrl(base, template), 1);
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
+  await withAdmin(base, async (c) => {
+    // No connection to the template, ever: CREATE DATABASE refuses a template someone is on.
+    await c.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    await c.query(`CREATE DATABASE ${shared} TEMPLATE ${template}`);
+  });
+  return { prefix, template, sharedUrl: databaseUrl(base, shared) };
+}
+
+/** Prepares the templates; the function it answers with removes them and every copy made of them. */
+export async function prepareStoreTemplates(
+  databaseUrlOfRun: string | undefined,
+): Promise<{ templates: StoreTemplates; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'kopek-stores-'));
+  const now = Date.now();
+  const [pglite, pgTemplates] = await Promise.all([
+    prepareEmbedded(dir),
+    databaseUrlOfRun ? preparePostgres(databaseUrlOfRun, now) : undefined,
+  ]);
+  if (databaseUrlOfRun) await dropDatabases(databaseUrlOfRun, await staleDatabases(databaseUrlOfRun, now));
+  return {
+    templates: { pglite, ...(pgTemplates ? { pg: pgTemplates } : {}) },
+    async remove() {
+      await rm(dir, { recursive: true, force: true });
+      if (databaseUrlOfRun && pgTemplates)
+        await dropDatabases(databaseUrlOfRun, await runDatabases(databaseUrlOfRun, `${pgTemplates.prefix}_`));
+    },
+  };
+}
