@@ -90,6 +90,19 @@ describe('Db.batch', () => {
     expect(await count('c')).toBe(13);
   });
 
+  it('keeps nothing when a value cannot be converted for sending, after statements already sent', async () => {
+    // A value that refers to itself has no JSON: the statement fails before it is sent, so
+    // PostgreSQL never hears of it.
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const unsendable = { sql: `SELECT $1::jsonb AS doc`, params: [circular] };
+    const err = await db.batch([insert('e1', 1), unsendable, insert('e2', 2)]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect(await count('e')).toBe(0);
+    expect(await db.batch([insert('e3', 3)])).toHaveLength(1);
+    expect(await count('e')).toBe(1);
+  });
+
   it('leaves the store usable after a batch whose values cannot be bound', async () => {
     const bad = { sql: `SELECT $1::uuid AS u`, params: ['not-a-uuid'] };
     const err = await db.batch([insert('d1', 1), bad]).catch((e: unknown) => e);
