@@ -41,6 +41,7 @@ export const valuesOf = (s: Statement): unknown[] | undefined => s.params?.map(t
  * is written instead of COMMIT.
  */
 export function pipelined(client: pg.ClientBase, statements: readonly Statement[], o: PipelineOptions) {
+  if (statements.length === 0) return Promise.resolve([]);
   return new Promise<Rows[]>((resolve, reject) => {
     const results: Rows[] = new Array(statements.length);
     const errors: (Error | undefined)[] = [];

@@ -177,7 +177,6 @@ export function createPostgresDb(
       }
     },
     batch(statements) {
-      if (statements.length === 0) return Promise.resolve([]);
       return retryTransient(async () => {
         const client = await pool.connect();
         let lost: Error | undefined;

@@ -61,6 +61,11 @@ describe('Db.batch', () => {
     expect(results[3]).toEqual([{ n: 0 }]);
   });
 
+  it('answers an empty batch at once, alone or inside a transaction', async () => {
+    expect(await db.batch([])).toEqual([]);
+    expect(await db.tx((tx) => tx.batch([]))).toEqual([]);
+  });
+
   it('keeps nothing when a statement fails, and says why', async () => {
     await db.batch([insert('b1', 1)]);
     const err = await db.batch([insert('b2', 2), insert('b1', 3), insert('b3', 4)]).catch((e: unknown) => e);
