@@ -3,7 +3,7 @@
  * the next message, handing a result over while keeping its connections open), a meter of its run
  * (wall time, CPU, RSS) and a store that counts the statements sent through it.
  */
-import type { Db, Tx } from '../src/db/db.js';
+import { type Db, statementOf, type Tx } from '../src/db/db.js';
 import type { Usage } from './renewals-messages.js';
 
 export const send = (m: object) =>
@@ -95,7 +95,7 @@ export function counting(db: Db) {
   const counted: Db = {
     kind: db.kind,
     query(sql, params) {
-      alone(sql);
+      alone(statementOf(sql).sql);
       return db.query(sql, params);
     },
     tx(fn) {
@@ -105,7 +105,7 @@ export function counting(db: Db) {
         const inner: Tx = {
           inTransaction: true,
           query(sql, params) {
-            alone(sql);
+            alone(statementOf(sql).sql);
             return tx.query(sql, params);
           },
           exec(sql) {

@@ -184,7 +184,7 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
           await applyTo(tx, ctx, w, sub, { kind: 'charge_abandoned', period: w.period });
           return false;
         }
-        await tx.query(planned.statement.sql, planned.statement.params);
+        await tx.query(planned.statement);
         if (planned.timedOut) return true;
         await applyChargeAnswer(tx, ctx, w.sub.id, w.plan, ref, planned.answer);
         return true;

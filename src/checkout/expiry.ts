@@ -53,7 +53,7 @@ async function announceSubscriptionPages(tx: Tx, realNow: Date, shopId?: number)
       url: sub.notification_url,
       now: checkout.expires_at,
     });
-    await tx.query(s.sql, s.params);
+    await tx.query(s);
   }
   return rows.length;
 }
@@ -62,7 +62,7 @@ async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date, shopId?: num
   const rows = await claimExpiredCtps(tx, realNow, BATCH, shopId);
   for (const row of rows) {
     const s = eventInsert(ctpExpiryAnnouncement(row, deps.config.checkoutUrl, row.expires_at));
-    await tx.query(s.sql, s.params);
+    await tx.query(s);
   }
   return rows.length;
 }

@@ -1,152 +1,93 @@
-import { prepareValue } from 'pg/lib/utils.js';
+import type pg from 'pg';
 import { isoString } from '../clock.js';
 import type { Statement } from './db.js';
 
 /**
- * The parts of node-postgres's connection a Submittable drives: the calls its own Query makes for the
- * extended protocol (pg-cursor does likewise).
+ * A parameter as Kopek sends it: an instant as ISO 8601 in UTC (the same instant node-postgres would
+ * send in local time, without formatting it by hand); anything else as node-postgres converts it.
+ * Kopek keeps every instant in timestamptz columns.
  */
-interface Connection {
-  stream: { cork?: () => void; uncork?: () => void };
-  parsedStatements: Record<string, string>;
-  parse(q: { text: string; name?: string; types: unknown[] }): void;
-  bind(c: { portal: string; statement?: string; values: unknown[]; valueMapper: unknown }): void;
-  describe(m: { type: 'P'; name: string }): void;
-  execute(c: { portal: string; rows: number }): void;
-  sync(): void;
+export function toWire(value: unknown): unknown {
+  return value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : value;
 }
 
-interface FieldDescription {
-  name: string;
-  dataTypeID: number;
-  format: 'text' | 'binary';
+type Rows = Record<string, unknown>[];
+
+export interface PipelineOptions {
+  /**
+   * Wraps the statements in BEGIN … COMMIT, sent along with them: they all take effect or none.
+   * Off inside a transaction (it is already one) and for a lone statement (atomic on its own).
+   */
+  transaction: boolean;
+  /** The prepared statement's name for a statement, undefined to run it unnamed. */
+  nameOf(s: Statement): string | undefined;
+  /** Told of every error: that of a statement (with it) and that of BEGIN or COMMIT (without). */
+  onError?(err: Error, s: Statement | undefined): void;
 }
+
+/** A statement's parameters as they are sent (see toWire). */
+export const valuesOf = (s: Statement): unknown[] | undefined => s.params?.map(toWire);
 
 /**
- * A parameter as text for PostgreSQL: node-postgres's own conversion, except that an instant is sent
- * as ISO 8601 in UTC (the same instant, without formatting it by hand in local time). Kopek keeps
- * every instant in timestamptz columns.
+ * Runs the statements on `client`, a connection in node-postgres's pipeline mode: every statement is
+ * written without waiting for the answer to the one before, each as its own extended-protocol query,
+ * and the answers come back in order, so the whole batch costs one round trip. Resolves with each statement's rows; rejects with the first
+ * error in statement order.
+ *
+ * With `transaction`, BEGIN goes first and COMMIT last. After a failed statement PostgreSQL refuses
+ * the rest ("current transaction is aborted") and its COMMIT is a ROLLBACK, so nothing is kept. A
+ * value that node-postgres cannot convert fails its statement before it is sent, which PostgreSQL
+ * never learns of: node-postgres reports that failure while the statement is written, so ROLLBACK
+ * is written instead of COMMIT.
  */
-export function toWire(value: unknown): string | Buffer | null {
-  return value instanceof Date && !Number.isNaN(value.getTime()) ? isoString(value) : prepareValue(value);
-}
-
-export type TypeParsers = (oid: number, format: 'text' | 'binary') => (value: string) => unknown;
-
-export interface NamedStatement extends Statement {
-  /** The prepared statement's name on every connection, when the text has one. */
-  name: string | undefined;
-}
-
-/**
- * Several statements sent in one write and answered in one round trip: each is parsed (unless this
- * connection has prepared it already), bound and executed, and one Sync ends them all. PostgreSQL
- * runs everything before a Sync in one implicit transaction: it all commits at the Sync, or, at the
- * first error, the rest is skipped and nothing is kept. A node-postgres Submittable
- * (`client.query(batch)`); `done` settles with the rows of each statement.
- */
-export class Batch {
-  readonly done: Promise<Record<string, unknown>[][]>;
-  /** node-postgres reads `text` and `callback` of every Submittable. */
-  readonly text = 'batch';
-  readonly callback = undefined;
-  #resolve!: (rows: Record<string, unknown>[][]) => void;
-  #reject!: (err: unknown) => void;
-  readonly #statements: NamedStatement[];
-  readonly #parsers: TypeParsers;
-  readonly #results: Record<string, unknown>[][] = [];
-  #fields: { name: string; parse: (value: string) => unknown }[] = [];
-  #rows: Record<string, unknown>[] = [];
-  #failed: unknown;
-  #connection: Connection | undefined;
-  /** Names this batch sent a Parse for: not prepared if the batch fails before reaching them. */
-  readonly #parsedHere = new Set<string>();
-
-  constructor(statements: NamedStatement[], parsers: TypeParsers) {
-    this.#statements = statements;
-    this.#parsers = parsers;
-    this.done = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-  }
-
-  submit(connection: Connection): Error | null {
-    this.#connection = connection;
-    connection.stream.cork?.();
-    try {
-      for (const s of this.#statements) {
-        const name = s.name;
-        if (name === undefined || connection.parsedStatements[name] === undefined) {
-          connection.parse({ text: s.sql, ...(name ? { name } : {}), types: [] });
-          if (name) {
-            connection.parsedStatements[name] = s.sql;
-            this.#parsedHere.add(name);
-          }
+export function pipelined(client: pg.ClientBase, statements: readonly Statement[], o: PipelineOptions) {
+  if (statements.length === 0) return Promise.resolve([]);
+  return new Promise<Rows[]>((resolve, reject) => {
+    const results: Rows[] = new Array(statements.length);
+    const errors: (Error | undefined)[] = [];
+    const settled: boolean[] = [];
+    let pending = statements.length + (o.transaction ? 2 : 0);
+    let failed = false;
+    const finish = () => {
+      const err = errors.find((e) => e !== undefined);
+      if (err) reject(err);
+      else resolve(results);
+    };
+    // `slot` numbers the queries as written: BEGIN (with `transaction`), the statements, COMMIT.
+    const answer =
+      (slot: number, s: Statement | undefined, take?: (r: pg.QueryResult) => Error | undefined) =>
+      (err: Error | null, result: pg.QueryResult) => {
+        // node-postgres may answer a query it failed before sending a second time, when its Sync returns.
+        if (settled[slot]) return;
+        settled[slot] = true;
+        const error = err ?? take?.(result);
+        if (error) {
+          failed = true;
+          errors[slot] = error;
+          o.onError?.(error, s);
         }
-        connection.bind({
-          portal: '',
-          ...(name ? { statement: name } : {}),
-          values: [...(s.params ?? [])],
-          valueMapper: toWire,
-        });
-        connection.describe({ type: 'P', name: '' });
-        connection.execute({ portal: '', rows: 0 });
-      }
-      connection.sync();
-    } finally {
-      connection.stream.uncork?.();
-    }
-    return null;
-  }
-
-  handleRowDescription(msg: { fields: FieldDescription[] }): void {
-    this.#fields = msg.fields.map((f) => ({ name: f.name, parse: this.#parsers(f.dataTypeID, f.format) }));
-  }
-
-  handleDataRow(msg: { fields: (string | null)[] }): void {
-    if (this.#failed) return;
-    try {
-      const row: Record<string, unknown> = {};
-      msg.fields.forEach((value, i) => {
-        const field = this.#fields[i];
-        if (field) row[field.name] = value === null ? null : field.parse(value);
+        if (--pending === 0) finish();
+      };
+    const first = o.transaction ? 1 : 0;
+    if (o.transaction) client.query('BEGIN', answer(0, undefined));
+    statements.forEach((s, i) => {
+      const done = answer(first + i, s, (r) => {
+        results[i] = r.rows;
+        return undefined;
       });
-      this.#rows.push(row);
-    } catch (err) {
-      this.#failed = err;
+      const name = o.nameOf(s);
+      if (name) client.query({ name, text: s.sql, values: valuesOf(s) }, done);
+      else client.query(s.sql, valuesOf(s) ?? [], done);
+    });
+    if (o.transaction) {
+      const last = first + statements.length;
+      client.query(
+        failed ? 'ROLLBACK' : 'COMMIT',
+        // A COMMIT that ends an aborted transaction answers ROLLBACK: a statement failed, and says why.
+        answer(last, undefined, (r) =>
+          r.command === 'COMMIT' ? undefined : new Error(`the batch was rolled back (${r.command})`),
+        ),
+      );
     }
-  }
-
-  handleCommandComplete(): void {
-    this.#results.push(this.#rows);
-    this.#rows = [];
-    this.#fields = [];
-  }
-
-  handleEmptyQuery(): void {
-    this.handleCommandComplete();
-  }
-
-  handleError(err: unknown): void {
-    // Statements after the failing one were skipped, Parse messages included: what this batch meant
-    // to prepare there is not prepared. (The failing one's own Parse went through unless its text is
-    // broken, which no retry mends.)
-    const connection = this.#connection;
-    if (connection) {
-      for (const s of this.#statements.slice(this.#results.length + 1)) {
-        if (s.name && this.#parsedHere.has(s.name)) delete connection.parsedStatements[s.name];
-      }
-    }
-    this.#reject(err);
-  }
-
-  handleReadyForQuery(): void {
-    if (this.#failed) this.#reject(this.#failed);
-    else this.#resolve(this.#results);
-  }
-
-  handlePortalSuspended(): void {}
-  handleCopyInResponse(): void {}
-  handleCopyData(): void {}
+  });
 }

@@ -1,6 +1,7 @@
 /** Something SQL can be sent to: the store itself or an open transaction. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs SQL text with its parameters, or a statement built beforehand (`params` then unused). */
+  query<R = Record<string, unknown>>(sql: string | Statement, params?: readonly unknown[]): Promise<R[]>;
 }
 
 /** An open transaction. Functions that take locks ask for a Tx so the type says "call me inside one". */
@@ -19,6 +20,16 @@ export interface Tx extends Queryable {
 export interface Statement {
   sql: string;
   params?: readonly unknown[];
+  /**
+   * Set by the writers that make a notification's delivery due now (the outbox, a resend): a store
+   * seen through a DeliveryWake tells it once the statement has committed.
+   */
+  wakes?: boolean;
+}
+
+/** The statement `query` was given: built beforehand, or as text and parameters. */
+export function statementOf(sql: string | Statement, params?: readonly unknown[]): Statement {
+  return typeof sql === 'string' ? { sql, params } : sql;
 }
 
 export interface Db extends Queryable {

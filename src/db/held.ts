@@ -78,12 +78,7 @@ export function dbWithin(tx: Tx, kind: Db['kind']): Db {
     kind,
     query: (sql, params) => tx.query(sql, params),
     tx: savepoint,
-    batch: <R>(statements: readonly Statement[]) =>
-      savepoint(async (t) => {
-        const results: R[][] = [];
-        for (const s of statements) results.push(await t.query<R>(s.sql, s.params));
-        return results;
-      }),
+    batch: <R>(statements: readonly Statement[]) => savepoint((t) => t.batch<R>(statements)),
     async close() {
       throw new Error('a store seen inside a transaction is closed by ending the transaction');
     },

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
-import type { Db, Tx } from './db.js';
+import { type Db, type Statement, statementOf, type Tx } from './db.js';
 import { PrivateNodeFS } from './private-fs.js';
 
 export interface PgliteOptions {
@@ -32,18 +32,19 @@ export async function createPgliteDb(
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
   });
+  const query = async (s: Statement) => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
   return {
     kind: 'pglite',
-    async query(sql, params) {
-      const res = await lite.query(sql, params as unknown[] | undefined);
-      return res.rows as never[];
+    async query(q, params) {
+      return (await query(statementOf(q, params))) as never[];
     },
     tx(fn) {
       return lite.transaction(async (t) => {
         const tx: Tx = {
           inTransaction: true,
-          async query(sql, params) {
-            const res = await t.query(sql, params as unknown[] | undefined);
+          async query(q, params) {
+            const s = statementOf(q, params);
+            const res = await t.query(s.sql, s.params as unknown[] | undefined);
             return res.rows as never[];
           },
           async exec(sql) {
@@ -59,7 +60,9 @@ export async function createPgliteDb(
         return fn(tx);
       });
     },
-    batch(statements) {
+    async batch(statements) {
+      // A lone statement is a transaction of its own.
+      if (statements.length === 1) return [(await query(statements[0] as Statement)) as never[]];
       return lite.transaction(async (t) => {
         const results = [];
         for (const s of statements)

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { Batch, type TypeParsers } from './batch.js';
-import { type Db, PgCode, pgErrorCode, type Tx } from './db.js';
+import { pipelined, valuesOf } from './batch.js';
+import { type Db, PgCode, pgErrorCode, type Statement, statementOf, type Tx } from './db.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -80,8 +80,9 @@ export class PreparedNames {
   }
 }
 
-/** PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. */
 /**
+ * PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. Its connections are
+ * in node-postgres's pipeline mode, so the statements of a batch go out in one write (pipelined).
  * `prepare` false runs every statement unnamed, for connection poolers that cannot keep a
  * connection's prepared statements (PgBouncer in transaction mode before 1.21, say).
  */
@@ -90,37 +91,42 @@ export function createPostgresDb(
   poolSize = 10,
   options: { prepare?: boolean } = {},
 ): Db {
-  const parsers: TypeParsers = (oid, format) => {
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
     if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
     return pg.types.getTypeParser(oid, format);
-  };
-  const types = { getTypeParser: parsers as typeof pg.types.getTypeParser };
-  const pool = new pg.Pool({ connectionString, max: poolSize, types });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  }) as typeof pg.types.getTypeParser;
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types: { getTypeParser },
+    pipeline: true,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it. Nor may
+  // one in use: its queries fail (and it is dropped, see connectionLost), and the 'error' it emits
+  // after them, once the socket has closed, has nobody else to hear it.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = new PreparedNames(options.prepare === false ? 0 : MAX_PREPARED);
-  const run = async (
-    client: pg.Pool | pg.PoolClient,
-    text: string,
-    params: readonly unknown[] | undefined,
-  ) => {
-    const values = params as unknown[] | undefined;
-    const name = values && values.length > 0 ? prepared.nameOf(text) : undefined;
-    if (!name) return (await client.query(text, values)).rows;
+  const nameOf = (s: Statement) => (s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined);
+  const run = async (client: pg.Pool | pg.PoolClient, s: Statement) => {
+    const name = nameOf(s);
+    const values = valuesOf(s);
+    if (!name) return (await client.query(s.sql, values)).rows;
     try {
-      return (await client.query({ name, text, values })).rows;
+      return (await client.query({ name, text: s.sql, values })).rows;
     } catch (err) {
       // Inside a transaction the error has ended it: only a lone statement can simply run again.
-      if (client !== pool || !prepared.retryUnnamed(text, err)) throw err;
-      return (await client.query(text, values)).rows;
+      if (client !== pool || !prepared.retryUnnamed(s.sql, err)) throw err;
+      return (await client.query(s.sql, values)).rows;
     }
   };
 
   return {
     kind: 'postgres',
-    async query(sql, params) {
-      return retryTransient(() => run(pool, sql, params));
+    async query(q, params) {
+      const s = statementOf(q, params);
+      return retryTransient(() => run(pool, s));
     },
     async tx(fn) {
       const client = await pool.connect();
@@ -135,12 +141,13 @@ export function createPostgresDb(
         await watch(client.query('BEGIN'));
         const tx: Tx = {
           inTransaction: true,
-          async query(sql, params) {
+          async query(q, params) {
+            const s = statementOf(q, params);
             try {
-              return await watch(run(client, sql, params));
+              return await watch(run(client, s));
             } catch (err) {
               // The transaction is over either way; the next one runs the text unnamed.
-              prepared.retryUnnamed(sql, err);
+              prepared.retryUnnamed(s.sql, err);
               throw err;
             }
           },
@@ -148,22 +155,15 @@ export function createPostgresDb(
             await watch(client.query(sql));
           },
           async batch(statements) {
-            // Inside BEGIN, the batch's Sync commits nothing: it only ends the round trip.
-            const batch = new Batch(
-              statements.map((s) => ({
-                sql: s.sql,
-                params: s.params,
-                name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
-              })),
-              parsers,
-            );
-            client.query(batch as never);
-            try {
-              return (await watch(batch.done)) as never[][];
-            } catch (err) {
-              for (const s of statements) prepared.retryUnnamed(s.sql, err);
-              throw err;
-            }
+            // Already inside BEGIN: the statements only share the round trip.
+            return (await pipelined(client, statements, {
+              transaction: false,
+              nameOf,
+              onError: (err, s) => {
+                lost ??= connectionLost(err);
+                if (s) prepared.retryUnnamed(s.sql, err);
+              },
+            })) as never[][];
           },
         };
         const result = await fn(tx);
@@ -178,21 +178,18 @@ export function createPostgresDb(
     },
     batch(statements) {
       return retryTransient(async () => {
-        const named = statements.map((s) => ({
-          sql: s.sql,
-          params: s.params,
-          name: s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined,
-        }));
         const client = await pool.connect();
         let lost: Error | undefined;
         try {
-          const batch = new Batch(named, parsers);
-          client.query(batch as never);
-          return (await batch.done) as never[][];
-        } catch (err) {
-          for (const s of statements) prepared.retryUnnamed(s.sql, err);
-          lost = connectionLost(err);
-          throw err;
+          return (await pipelined(client, statements, {
+            // A lone statement is a transaction of its own.
+            transaction: statements.length > 1,
+            nameOf,
+            onError: (err, s) => {
+              lost ??= connectionLost(err);
+              if (s) prepared.retryUnnamed(s.sql, err);
+            },
+          })) as never[][];
         } finally {
           client.release(lost);
         }

@@ -63,7 +63,7 @@ export async function changeAnnounced(
   const announcement = transactionAnnouncement(row, toAnswer(row, gatewayUrl));
   if (announcement) {
     const s = eventInsert(announcement);
-    await tx.query(s.sql, s.params);
+    await tx.query(s);
   }
   return row;
 }

@@ -7,7 +7,7 @@ import {
   type TransactionRow,
   transactionInsertCtes,
 } from '../ledger/repository.js';
-import type { Announcement } from '../notifications/outbox.js';
+import { type Announcement, delivered } from '../notifications/outbox.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
@@ -90,7 +90,8 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
       return `WITH ${ctes.join(', ')} SELECT ${returning} FROM created`;
     },
   );
-  return { sql, params: [...head, ...(card?.values ?? []), ...insert.values] };
+  const wakes = c.event !== undefined && delivered(c.event);
+  return { sql, params: [...head, ...(card?.values ?? []), ...insert.values], wakes };
 }
 
 /**
@@ -103,7 +104,7 @@ export async function insertCharge(
   now: Date,
 ): Promise<TransactionRow | undefined> {
   const statement = chargeStatement(c, now, 'uid');
-  const rows = await db.query(statement.sql, statement.params);
+  const rows = await db.query(statement);
   return rows.length > 0 ? storedTransactionRow(c.transaction, now) : undefined;
 }
 

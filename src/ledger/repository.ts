@@ -1,5 +1,11 @@
 import { type Queryable, sqlText, type Tx } from '../db/db.js';
-import { type Announcement, deliveriesOf, EVENT_COLUMNS, eventInsert } from '../notifications/outbox.js';
+import {
+  type Announcement,
+  delivered,
+  deliveriesOf,
+  EVENT_COLUMNS,
+  eventInsert,
+} from '../notifications/outbox.js';
 
 export const TRANSACTION_TYPES = [
   'payment',
@@ -193,7 +199,8 @@ export async function insertTransaction(
     `transaction-insert ${event ? 'announced' : ''}`,
     () => `WITH ${insert.sql} SELECT * FROM created`,
   );
-  const [row] = await db.query<TransactionRow>(sql, insert.values);
+  const wakes = event !== undefined && delivered(event);
+  const [row] = await db.query<TransactionRow>({ sql, params: insert.values, wakes });
   return row as TransactionRow;
 }
 

@@ -47,10 +47,17 @@ const INSERT = `WITH announced AS (
   )
   ${deliveriesOf('announced')}`;
 
-/** The statement that announces `a`, to run in the transaction of the change it announces. */
+/** Whether `a` is delivered over HTTP: it has a URL, and its event a delivery, due at once. */
+export const delivered = (a: Announcement): boolean => a.url !== null && a.url !== '';
+
+/**
+ * The statement that announces `a`, to run in the transaction of the change it announces. Run it as
+ * a statement (`query(s)`, a batch), not as bare text: it wakes the deliverer when it made a delivery.
+ */
 export function eventInsert(a: Announcement): Statement {
-  const deliver = a.url !== null && a.url !== '';
+  const deliver = delivered(a);
   return {
+    wakes: deliver,
     sql: INSERT,
     params: [
       a.shopId,
@@ -82,5 +89,5 @@ export function eventsInsert(list: readonly Announcement[]): Statement {
     const params = eventInsert(a).params as unknown[];
     for (let i = 0; i < columns.length; i++) (columns[i] as unknown[]).push(params[i]);
   }
-  return { sql: INSERT_MANY, params: columns };
+  return { sql: INSERT_MANY, params: columns, wakes: list.some(delivered) };
 }

@@ -95,11 +95,12 @@ export async function resendEvent(
   );
   if (!row || (row.leased_until !== null && row.leased_until > realNow)) return row;
   await tx.query(RECORD_INTERRUPTED, [[id], leaseMs]);
-  const [delivery] = await tx.query<Pick<EventRow, DeliveryColumn>>(
-    `UPDATE deliveries SET status = 'pending', series_from = attempts, next_attempt_at = $2, leased_until = NULL
+  const [delivery] = await tx.query<Pick<EventRow, DeliveryColumn>>({
+    sql: `UPDATE deliveries SET status = 'pending', series_from = attempts, next_attempt_at = $2, leased_until = NULL
      WHERE event_id = $1 RETURNING status, attempts, next_attempt_at, delivered_at, leased_until, series_from`,
-    [id, shopNow],
-  );
+    params: [id, shopNow],
+    wakes: true,
+  });
   return { ...row, ...delivery };
 }
 

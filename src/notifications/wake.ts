@@ -7,16 +7,13 @@ import type { Db, Statement, Tx } from '../db/db.js';
  * seen through `wakingStore` tells its DeliveryWake once a transaction that wrote a due delivery
  * has committed, and the deliverer of this process looks at once. Other instances still find it
  * on their next look: the wake saves waiting, it never decides what is sent.
+ *
+ * The writers that make a delivery due say so: their statements carry `wakes` (the outbox's, with a
+ * URL to deliver to, and a resend's). Statements run as bare text never wake.
  */
 
-/**
- * Statements that make a delivery due now: the outbox's (outbox.ts, `deliveriesOf`) and a resend
- * (repository.ts). Their texts are Kopek's own, so these words mark them.
- */
-const DUE_NOW = ['INSERT INTO deliveries', "UPDATE deliveries SET status = 'pending'"];
-
-const makesDue = (sql: string): boolean => DUE_NOW.some((mark) => sql.includes(mark));
-const anyMakesDue = (statements: readonly Statement[]): boolean => statements.some((s) => makesDue(s.sql));
+const wakes = (q: string | Statement): boolean => typeof q !== 'string' && q.wakes === true;
+const anyWakes = (statements: readonly Statement[]): boolean => statements.some((s) => s.wakes === true);
 
 export class DeliveryWake {
   readonly #listeners = new Set<() => void>();
@@ -36,30 +33,27 @@ export class DeliveryWake {
 export function wakingStore(db: Db, wake: DeliveryWake): Db {
   const watched = (tx: Tx, mark: () => void): Tx => ({
     inTransaction: true,
-    query: <R>(sql: string, params?: readonly unknown[]) => {
-      if (makesDue(sql)) mark();
-      return tx.query<R>(sql, params);
+    query: <R>(q: string | Statement, params?: readonly unknown[]) => {
+      if (wakes(q)) mark();
+      return tx.query<R>(q, params);
     },
-    exec: (sql) => {
-      if (makesDue(sql)) mark();
-      return tx.exec(sql);
-    },
+    exec: (sql) => tx.exec(sql),
     batch: <R>(statements: readonly Statement[]) => {
-      if (anyMakesDue(statements)) mark();
+      if (anyWakes(statements)) mark();
       return tx.batch<R>(statements);
     },
   });
   return {
     kind: db.kind,
     close: () => db.close(),
-    async query<R>(sql: string, params?: readonly unknown[]) {
-      const rows = await db.query<R>(sql, params);
-      if (makesDue(sql)) wake.notify();
+    async query<R>(q: string | Statement, params?: readonly unknown[]) {
+      const rows = await db.query<R>(q, params);
+      if (wakes(q)) wake.notify();
       return rows;
     },
     async batch<R>(statements: readonly Statement[]) {
       const results = await db.batch<R>(statements);
-      if (anyMakesDue(statements)) wake.notify();
+      if (anyWakes(statements)) wake.notify();
       return results;
     },
     async tx<T>(fn: (tx: Tx) => Promise<T>) {

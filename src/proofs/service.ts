@@ -150,7 +150,7 @@ export async function submitProof(
       url: parent.notification_url,
       now,
     });
-    await tx.query(event.sql, event.params);
+    await tx.query(event);
     return answer;
   });
 }

@@ -269,7 +269,7 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     const events = sub.state === 'trial' ? CREATED_IN_TRIAL : CREATED;
     for (const event of events) {
       const s = subscriptionEventInsert(event, view, ctx.shop.id, now);
-      await tx.query(s.sql, s.params);
+      await tx.query(s);
     }
     return { row: sub, plan, customer, charge };
   });

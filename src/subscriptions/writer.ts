@@ -73,7 +73,7 @@ export async function writeEvents(
   });
   for (const event of events) {
     const s = subscriptionEventInsert(event, view, row.shop_id, now);
-    await tx.query(s.sql, s.params);
+    await tx.query(s);
   }
 }
 

@@ -62,6 +62,11 @@ describe('Db.batch', () => {
     expect(results[3]).toEqual([{ n: 0 }]);
   });
 
+  it('answers an empty batch at once, alone or inside a transaction', async () => {
+    expect(await db.batch([])).toEqual([]);
+    expect(await db.tx((tx) => tx.batch([]))).toEqual([]);
+  });
+
   it('keeps nothing when a statement fails, and says why', async () => {
     await db.batch([insert('b1', 1)]);
     const err = await db.batch([insert('b2', 2), insert('b1', 3), insert('b3', 4)]).catch((e: unknown) => e);
@@ -89,6 +94,19 @@ describe('Db.batch', () => {
     const amounts = rounds.map((r) => (r[1]?.[0] as { amount: number } | undefined)?.amount).sort();
     expect(amounts).toEqual(Array.from({ length: 12 }, (_, i) => i + 2).sort());
     expect(await count('c')).toBe(13);
+  });
+
+  it('keeps nothing when a value cannot be converted for sending, after statements already sent', async () => {
+    // A value that refers to itself has no JSON: the statement fails before it is sent, so
+    // PostgreSQL never hears of it.
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const unsendable = { sql: `SELECT $1::jsonb AS doc`, params: [circular] };
+    const err = await db.batch([insert('e1', 1), unsendable, insert('e2', 2)]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect(await count('e')).toBe(0);
+    expect(await db.batch([insert('e3', 3)])).toHaveLength(1);
+    expect(await count('e')).toBe(1);
   });
 
   it('leaves the store usable after a batch whose values cannot be bound', async () => {

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { holdTransaction } from '../../src/db/held.js';
+import { type Announcement, eventInsert, eventsInsert } from '../../src/notifications/outbox.js';
 import { DeliveryWake, wakingStore } from '../../src/notifications/wake.js';
 import {
   cleanUp,
@@ -38,26 +40,32 @@ describe('the store seen through a DeliveryWake', () => {
       woken++;
     });
     const db = wakingStore(h.db, wake);
-    // Statements that carry the outbox's and a resend's words, and change nothing.
-    const due = '/* INSERT INTO deliveries */ SELECT 1 AS n';
-    const resend = "/* UPDATE deliveries SET status = 'pending' */ SELECT 1 AS n";
+    // Statements marked as the outbox's and a resend's are, and change nothing.
+    const due = { sql: 'SELECT 1 AS n', wakes: true };
+    const resend = { sql: 'SELECT $1::int AS n', params: [1], wakes: true };
 
     await db.query('SELECT 1');
     await db.batch([{ sql: 'SELECT 1' }]);
     await db.tx((tx) => tx.query('SELECT 1'));
+    // The words of the outbox and of a resend wake nobody: only the writers' mark does.
+    await db.query('/* INSERT INTO deliveries */ SELECT 1 AS n');
+    await db.batch([{ sql: "/* UPDATE deliveries SET status = 'pending' */ SELECT 1 AS n" }]);
+    await db.query({ sql: 'SELECT 1', wakes: false });
     expect(woken).toBe(0);
 
     await db.query(due);
     expect(woken).toBe(1);
-    await db.batch([{ sql: 'SELECT 2' }, { sql: resend }]);
+    await db.batch([{ sql: 'SELECT 2' }, resend]);
     expect(woken).toBe(2);
     // One wake per transaction, after it commits: none while it runs.
     await db.tx(async (tx) => {
       await tx.query(due);
-      await tx.batch([{ sql: due }]);
+      await tx.batch([due]);
       expect(woken).toBe(2);
     });
     expect(woken).toBe(3);
+    await db.tx((tx) => tx.batch([{ sql: 'SELECT 1' }, resend]));
+    expect(woken).toBe(4);
     // A transaction that rolls back wakes nobody.
     await expect(
       db.tx(async (tx) => {
@@ -65,10 +73,41 @@ describe('the store seen through a DeliveryWake', () => {
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
-    expect(woken).toBe(3);
+    expect(woken).toBe(4);
     stop();
     await db.query(due);
-    expect(woken).toBe(3);
+    expect(woken).toBe(4);
+  });
+
+  it('wakes for a batch written inside a transaction held across a request, once it commits', async () => {
+    const h = await harness();
+    const wake = new DeliveryWake();
+    let woken = 0;
+    const stop = wake.on(() => {
+      woken++;
+    });
+    const held = await holdTransaction(wakingStore(h.db, wake));
+    await held.db.batch([{ sql: 'SELECT 1' }, { sql: 'SELECT 2 AS n', wakes: true }]);
+    expect(woken).toBe(0);
+    await held.end(true);
+    expect(woken).toBe(1);
+    stop();
+  });
+
+  it('is told by the outbox only of events delivered over HTTP', async () => {
+    const event = (url: string | null): Announcement => ({
+      shopId: 1,
+      resourceType: 'subscription',
+      resourceId: 'sub_1',
+      event: 'created.subscription',
+      payload: {},
+      url,
+      now: new Date('2026-01-01T00:00:00Z'),
+    });
+    expect(eventInsert(event('http://127.0.0.1:9/hook')).wakes).toBe(true);
+    expect(eventInsert(event(null)).wakes).toBe(false);
+    expect(eventsInsert([event(null), event('http://127.0.0.1:9/hook')]).wakes).toBe(true);
+    expect(eventsInsert([event(null)]).wakes).toBe(false);
   });
 });
 
