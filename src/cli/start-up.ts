@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { type ShopShown, type StoreDeps, storeCommands } from '../control/commands.js';
 import type { Db } from '../db/db.js';
-import { countShops } from '../shops/repository.js';
+import { hasNoShops } from '../shops/service.js';
 import { bannerText } from './banner.js';
 import { NO_SHOPS, shopText } from './text.js';
 
@@ -21,7 +21,7 @@ export interface FirstStart {
  * PostgreSQL shops are made on purpose (`kopek shop create`), and no key is ever printed here.
  */
 export async function sandboxOnFirstStart(deps: StoreDeps): Promise<FirstStart> {
-  const noShops = (await countShops(deps.db)) === 0;
+  const noShops = await hasNoShops(deps.db);
   if (!noShops || deps.db.kind !== 'pglite') return { noShops };
   const sandbox = await storeCommands['shop create'].run(deps, { name: 'Sandbox shop', test: true });
   return { noShops, sandbox };

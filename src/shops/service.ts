@@ -1,10 +1,11 @@
 import { createHash, generateKeyPairSync, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
+import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import type { Db } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
-import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import {
+  countShops,
   findShopRow,
   insertShop,
   MAX_SHOP_ID,
@@ -46,6 +47,9 @@ export interface CreatedShop {
 }
 
 export class ShopInputError extends Error {}
+
+/** Whether the store has no shop yet (a first start). */
+export const hasNoShops = async (db: Db): Promise<boolean> => (await countShops(db)) === 0;
 
 /**
  * The secret is 256 random bits, so a plain SHA-256 is enough: there is nothing to brute-force,
