@@ -19,6 +19,7 @@ import { endpointOf } from './broker.js';
  *
  *   const kit = await startBrowserKit();          // in beforeAll
  *   await kit.withPage(async (page) => { ... });  // a fresh context (cookies) per call
+ *   await kit.withPage(fn, { clock: true });       // the page's timers wait for page.clock.runFor
  *   await kit.screenshot(page, 'product-paid');   // test-artifacts/screenshots/<name>.png
  *   await kit.stop();                             // in afterAll
  */
@@ -52,6 +53,12 @@ export interface PageOptions {
   /** A phone-sized window. */
   mobile?: boolean;
   locale?: string;
+  /**
+   * Playwright's clock installed and stopped before the page opens: the page's timers (a result
+   * page's scripted continue) fire only when the test moves the clock, `page.clock.runFor(ms)`, at
+   * once instead of after a real wait. Off unless asked, so no other page's timers change.
+   */
+  clock?: boolean;
 }
 
 function listen(server: Server): Promise<number> {
@@ -100,6 +107,15 @@ async function captureScreenshot(page: Page, path: string): Promise<void> {
   throw failure;
 }
 
+/**
+ * Installs Playwright's clock in the context and stops it a little ahead of now (pauseAt moves
+ * forward only; the margin covers a slow round trip). The pages' own Date reads that time.
+ */
+async function stopClock(context: BrowserContext): Promise<void> {
+  await context.clock.install();
+  await context.clock.pauseAt(Date.now() + 10_000);
+}
+
 export async function startBrowserKit(env: Record<string, string> = {}): Promise<BrowserKit> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const h = await harness();
@@ -141,6 +157,7 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
         ...(options.locale ? { locale: options.locale } : {}),
       });
       try {
+        if (options.clock) await stopClock(context);
         return await fn(await context.newPage(), context);
       } finally {
         await context.close();

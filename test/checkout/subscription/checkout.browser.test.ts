@@ -1,11 +1,15 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKOUT_TTL_MS } from '../../../src/checkout/repository.js';
+import { runScriptedContinue } from '../../browser/continue.js';
 import { type BrowserKit, startBrowserKit } from '../../browser/kit.js';
 import { newShop, type TestShop, withClock } from '../../harness.js';
 import { monthly } from '../../subscriptions/helpers.js';
 
-/** The hosted checkout pages in real Chromium: subscriptions and the checkout API. */
+/**
+ * The hosted checkout pages in real Chromium: subscriptions and the checkout API. A result page's
+ * script continues to the shop after 3 s; those tests move the page's clock rather than wait.
+ */
 
 let kit: BrowserKit;
 let shop: TestShop;
@@ -46,15 +50,19 @@ const landedAt = (id: string) => kit.shopSite.hits.find((u) => u.searchParams.ge
 describe('subscription checkout in the browser', () => {
   it('pays without a trial and returns to return_url with id', async () => {
     const sub = await subscription(shop);
-    await kit.withPage(async (page) => {
-      await page.goto(sub.redirect_url);
-      await fillCard(page, '4200 0000 0000 0000');
-      await page.click('button[type=submit]');
-      await page.waitForSelector('h1.ok');
-      expect(await page.textContent('.receipt')).toContain('Welcome to Gold');
-      await kit.screenshot(page, 'subscription-checkout-paid');
-      await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
-    });
+    await kit.withPage(
+      async (page) => {
+        await page.goto(sub.redirect_url);
+        await fillCard(page, '4200 0000 0000 0000');
+        await page.click('button[type=submit]');
+        await page.waitForSelector('h1.ok');
+        expect(await page.textContent('.receipt')).toContain('Welcome to Gold');
+        await kit.screenshot(page, 'subscription-checkout-paid');
+        await runScriptedContinue(page);
+        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
+      },
+      { clock: true },
+    );
     const hit = landedAt(sub.id);
     expect(hit?.pathname).toBe('/thanks');
     expect(hit?.searchParams.get('order')).toBe('7');
@@ -122,24 +130,29 @@ describe('subscription checkout in the browser', () => {
   it('used, expired and unknown tokens show clear pages', async () => {
     const used = await subscription(shop);
     const expired = await subscription(shop);
-    await kit.withPage(async (page) => {
-      await page.goto(used.redirect_url);
-      await fillCard(page, '4200000000000000');
-      await page.click('button[type=submit]');
-      await page.waitForSelector('h1.ok');
-      await page.goto(used.redirect_url);
-      expect(await page.locator('form').count()).toBe(0);
-      await kit.screenshot(page, 'subscription-checkout-used');
-      await page.goto(`${kit.base}/v2/checkout?token=${'x'.repeat(40)}`);
-      expect(await page.textContent('h1')).toContain('Page not found');
-      await kit.screenshot(page, 'subscription-checkout-unknown');
-      await withClock(kit.h, CHECKOUT_TTL_MS + 1000, async () => {
-        const res = await page.goto(expired.redirect_url);
-        expect(res?.status()).toBe(410);
-        expect(await page.textContent('h1')).toContain('expired');
-        await kit.screenshot(page, 'subscription-checkout-expired');
-      });
-    });
+    await kit.withPage(
+      async (page) => {
+        // The paid page and the used one would continue to the shop after 3 s: the page's clock
+        // stands still (clock: true), so each address typed here is the one that opens.
+        await page.goto(used.redirect_url);
+        await fillCard(page, '4200000000000000');
+        await page.click('button[type=submit]');
+        await page.waitForSelector('h1.ok');
+        await page.goto(used.redirect_url);
+        expect(await page.locator('form').count()).toBe(0);
+        await kit.screenshot(page, 'subscription-checkout-used');
+        await page.goto(`${kit.base}/v2/checkout?token=${'x'.repeat(40)}`);
+        expect(await page.textContent('h1')).toContain('Page not found');
+        await kit.screenshot(page, 'subscription-checkout-unknown');
+        await withClock(kit.h, CHECKOUT_TTL_MS + 1000, async () => {
+          const res = await page.goto(expired.redirect_url);
+          expect(res?.status()).toBe(410);
+          expect(await page.textContent('h1')).toContain('expired');
+          await kit.screenshot(page, 'subscription-checkout-expired');
+        });
+      },
+      { clock: true },
+    );
   });
 
   it('pays a checkout of the checkout API and ends at success_url', async () => {
@@ -156,15 +169,19 @@ describe('subscription checkout in the browser', () => {
     });
     expect(created.status).toBe(201);
     const { token, redirect_url } = created.body.checkout;
-    await kit.withPage(async (page) => {
-      await page.goto(redirect_url);
-      await page.fill('#f-email', 'buyer@example.com');
-      await fillCard(page, '4200000000000000');
-      await page.click('button[type=submit]');
-      await page.waitForSelector('h1.ok');
-      await kit.screenshot(page, 'ctp-checkout-paid');
-      await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
-    });
+    await kit.withPage(
+      async (page) => {
+        await page.goto(redirect_url);
+        await page.fill('#f-email', 'buyer@example.com');
+        await fillCard(page, '4200000000000000');
+        await page.click('button[type=submit]');
+        await page.waitForSelector('h1.ok');
+        await kit.screenshot(page, 'ctp-checkout-paid');
+        await runScriptedContinue(page);
+        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
+      },
+      { clock: true },
+    );
     const hit = kit.shopSite.hits.find((u) => u.searchParams.get('token') === token);
     expect(hit?.pathname).toBe('/paid');
     expect(hit?.searchParams.get('status')).toBe('successful');
