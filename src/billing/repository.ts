@@ -40,11 +40,15 @@ export function shopsByIds(db: Queryable, ids: number[]): Promise<ShopRow[]> {
   return db.query<ShopRow>('SELECT * FROM shops WHERE id = ANY($1::int[])', [ids]);
 }
 
-/** The attempts still waiting for an outcome among these subscriptions'. */
+/**
+ * The attempts still waiting for an outcome among these subscriptions': sent and unanswered, of
+ * unknown outcome, or waiting for the cardholder's 3-D Secure step. While one is open the period is
+ * never charged again: billing asks the gateway how it ended, and asks again a lease later.
+ */
 export function openAttempts(db: Queryable, subscriptionIds: string[]): Promise<ChargeRow[]> {
   return db.query<ChargeRow>(
     `SELECT * FROM subscription_charges
-     WHERE subscription_id = ANY($1::text[]) AND status IN ('pending', 'unknown')`,
+     WHERE subscription_id = ANY($1::text[]) AND status IN ('pending', 'unknown', 'incomplete')`,
     [subscriptionIds],
   );
 }

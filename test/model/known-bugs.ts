@@ -16,30 +16,6 @@ export interface KnownBug {
 }
 
 /**
- * Found (KOPEK_MODEL_STRICT=1, 400 histories of up to 20 commands) with seed -1390352091, path
- * "27:3:3:3:3": a 3-D Secure shop, Create(card, monthly, frictionlessRejected), Advance(PT1H). The
- * first charge waits for the cardholder's step (incomplete); the subscription's renew_at is still
- * the creation's 5-minute lease, and billing counts only pending and unknown attempts as open, so
- * once the lease runs out it claims period 1 again and charges the stored card without 3-D Secure
- * (here a card whose authentication is rejected). If the cardholder then passes the step, period 1
- * is paid twice (the second record fails on the unique index, so the ledger has two successful
- * payments). With a paid trial on the hosted page (seed -627214477, path "105:3:3:3") billing
- * charges period 1 while the trial's charge still waits.
- */
-export const THREE_DS_CHARGED_AGAIN: KnownBug = {
-  name: 'a first charge waiting for 3-D Secure is overtaken by a billing charge once its lease runs out',
-  checks: '*',
-  // An attempt whose transaction waited for the cardholder's 3-D Secure step, and a newer attempt
-  // claimed behind it (the same period again, or the first regular period behind a trial's charge).
-  touched: `SELECT DISTINCT o.subscription_id AS sub FROM subscription_charges o
-    JOIN subscriptions s ON s.id = o.subscription_id AND s.shop_id = $1
-    JOIN subscription_charges n ON n.subscription_id = o.subscription_id
-      AND (n.period > o.period OR n.period = o.period AND n.attempt > o.attempt)
-    WHERE EXISTS (SELECT 1 FROM transactions t WHERE t.uid = o.transaction_uid AND t.status = 'incomplete')
-      OR EXISTS (SELECT 1 FROM transaction_history th WHERE th.uid = o.transaction_uid AND th.status = 'incomplete')`,
-};
-
-/**
  * Found with seed 153675268, path "251:2:5:5:5:6:7" (known bug (a) tolerated): Create(card,
  * paidTrial, approved), NextCharge(#0, refused), then the trial ends. A renewal charged step by step
  * (a card the gateway refuses, or one whose outcome depends on its history) is claimed first: the
@@ -73,11 +49,7 @@ export const CANCELLED_ATTEMPT_LEFT_OPEN: KnownBug = {
     WHERE s.cancelled_at IS NOT NULL AND c.status IN ('pending', 'unknown')`,
 };
 
-export const KNOWN_BUGS: readonly KnownBug[] = [
-  THREE_DS_CHARGED_AGAIN,
-  TRIAL_RETRY_UNANNOUNCED,
-  CANCELLED_ATTEMPT_LEFT_OPEN,
-];
+export const KNOWN_BUGS: readonly KnownBug[] = [TRIAL_RETRY_UNANNOUNCED, CANCELLED_ATTEMPT_LEFT_OPEN];
 
 /** `found` without the violations that `bugs` explain. */
 export async function unexplained(
