@@ -205,9 +205,10 @@ beforeAll(async () => {
 
 function request(route: Route, params: string[], query: [string, string][]): string {
   let i = 0;
-  // A bare `.` or `..` (even as %2E) is a dot segment, which URL parsing removes: another path, not
-  // another value of this one.
-  const value = (p: string) => (/^(\.|%2e){1,2}$/i.test(p) ? `x${p}` : p);
+  // A bare `.` or `..` (even as %2E) is a dot segment, which URL parsing removes; an empty last
+  // segment leaves a trailing slash, and `/x/` is the route `/x` (one trailing slash is ignored):
+  // other paths, not other values of this one.
+  const value = (p: string) => (/^(\.|%2e){1,2}$/i.test(p) ? `x${p}` : p === '' ? 'x' : p);
   const path = route.url.replace(/:\w+|\*/g, () => value(params[i++] ?? 'x'));
   const qs = query.map(([k, v]) => `${k}=${v}`).join('&');
   return qs ? `${path}?${qs}` : path;
