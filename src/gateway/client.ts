@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
+import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import type { KnownCards } from './card-source.js';
 import { authorize, credit, pay, planPayment } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
@@ -14,7 +15,6 @@ import type {
 } from './client-types.js';
 import { HttpGatewayClient } from './http-client.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
-import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import { tokenize } from './tokenize.js';
 
 export type { CardRecord } from '../cards/vault.js';
