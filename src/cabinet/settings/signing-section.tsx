@@ -60,26 +60,17 @@ export function SigningSection(p: { cabinet: CabinetContext; settings: ShopSetti
       <section aria-labelledby="keys">
         <h2 id="keys">{t.keys}</h2>
         <p class="hint">{t.keysHint}</p>
-        <label for="public-key-pem">{t.pem}</label>
-        <textarea id="public-key-pem" class="copy key" readOnly rows={9} spellcheck={false}>
-          {settings.public_key}
-        </textarea>
-        <label for="public-key-base64">{t.base64}</label>
-        <textarea id="public-key-base64" class="copy key" readOnly rows={7} spellcheck={false}>
-          {settings.public_key_base64}
-        </textarea>
+        <PublicKey id="public-key" pem={settings.public_key} base64={settings.public_key_base64} t={t} />
         {settings.pending_public_key !== null && (
           <>
             <h3 id="pending-key">{s.pending}</h3>
             <p class="hint">{s.pendingHint}</p>
-            <label for="pending-key-pem">{t.pem}</label>
-            <textarea id="pending-key-pem" class="copy key" readOnly rows={9} spellcheck={false}>
-              {settings.pending_public_key}
-            </textarea>
-            <label for="pending-key-base64">{t.base64}</label>
-            <textarea id="pending-key-base64" class="copy key" readOnly rows={7} spellcheck={false}>
-              {settings.pending_public_key_base64 ?? ''}
-            </textarea>
+            <PublicKey
+              id="pending-key"
+              pem={settings.pending_public_key}
+              base64={settings.pending_public_key_base64 ?? ''}
+              t={t}
+            />
             <Action
               cabinet={cabinet}
               action="signing-key/confirm"
@@ -97,6 +88,22 @@ export function SigningSection(p: { cabinet: CabinetContext; settings: ShopSetti
           id="rotate-key-hint"
         />
       </section>
+    </>
+  );
+}
+
+/** A public key as PEM and as base64, each in a field to copy; `id` prefixes the fields' ids. */
+function PublicKey(p: { id: string; pem: string; base64: string; t: { pem: string; base64: string } }) {
+  return (
+    <>
+      <label for={`${p.id}-pem`}>{p.t.pem}</label>
+      <textarea id={`${p.id}-pem`} class="copy key" readOnly rows={9} spellcheck={false}>
+        {p.pem}
+      </textarea>
+      <label for={`${p.id}-base64`}>{p.t.base64}</label>
+      <textarea id={`${p.id}-base64`} class="copy key" readOnly rows={7} spellcheck={false}>
+        {p.base64}
+      </textarea>
     </>
   );
 }
