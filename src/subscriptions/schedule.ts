@@ -8,6 +8,14 @@ import type { SubscriptionRow, SubscriptionState } from './repository.js';
  */
 export const CHARGE_LEASE_MS = 5 * 60 * 1000;
 
+/**
+ * How long a charge waiting for the cardholder's 3-D Secure step is left before billing asks the
+ * gateway again how it ended. Finishing the step settles the charge at once; this is the safety net
+ * for a step whose ending was not recorded, and it keeps a step nobody finishes from being asked
+ * after every lease.
+ */
+export const THREE_DS_RECHECK_MS = 24 * 60 * 60 * 1000;
+
 /** Period 0 is the trial charge; regular periods count from 1. */
 export const TRIAL_PERIOD = 0;
 

@@ -1,7 +1,7 @@
 import type { CardRecord } from '../cards/vault.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionChange, SubscriptionRow } from './repository.js';
-import { cyclesDone, type FirstSchedule, periodEnd, TRIAL_PERIOD } from './schedule.js';
+import { cyclesDone, type FirstSchedule, periodEnd, THREE_DS_RECHECK_MS, TRIAL_PERIOD } from './schedule.js';
 import type { TransactionSummary } from './view.js';
 
 /**
@@ -210,7 +210,13 @@ function answered(
   // A pending answer, or the cardholder's 3-D Secure step: nothing is decided yet.
   if (a.outcome === 'pending') return none(chargeStatus, last);
   if (a.outcome === 'incomplete') {
-    return none(chargeStatus, FIRST_CHARGE_STATES.has(sub.state) ? { state: 'redirecting', ...last } : last);
+    // Billing looks again only much later: the step's ending settles the charge when it comes.
+    const recheck = sub.cancelled_at ? {} : { renew_at: new Date(now.getTime() + THREE_DS_RECHECK_MS) };
+    return none(chargeStatus, {
+      ...(FIRST_CHARGE_STATES.has(sub.state) ? { state: 'redirecting' } : {}),
+      ...last,
+      ...recheck,
+    });
   }
   if (sub.cancelled_at) return late(sub, plan, a, chargeStatus, rules.timeZone);
 

@@ -253,7 +253,15 @@ describe('the seed transition table', () => {
       chargeStatus: 'unknown',
       events: [],
     });
+    // Billing asks how the step ended only a day later: finishing it settles the charge at once.
     const step = transition(first, plan(), answer(1, 'incomplete'), NOW, rules);
-    expect(step.change).toEqual({ state: 'redirecting' });
+    expect(step.change).toEqual({
+      state: 'redirecting',
+      renew_at: new Date(NOW.getTime() + 24 * 60 * 60 * 1000),
+    });
+    const gone = sub({ state: 'redirecting', paid_billing_cycles: 0, cancelled_at: NOW });
+    expect(transition(gone, plan(), answer(1, 'incomplete'), NOW, rules).change).toEqual({
+      state: 'redirecting',
+    });
   });
 });

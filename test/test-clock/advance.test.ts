@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
-import { type Harness, harness } from '../harness.js';
+import { client, type Harness, harness, newShop } from '../harness.js';
 import { advance, frozen, payments, REAL_NOW, type Setup, setup, subscribe } from './support.js';
 
 /** A test shop's clock moved forward through the API, billing what falls due on the way. */
@@ -130,6 +130,23 @@ describe('POST /test_clock/advance', () => {
         ['-2-2', 'failed'],
         ['-2-3', 'failed'],
       ]);
+    }));
+
+  it('asks how a 3-D Secure step nobody finishes ended once a day, and never charges its period', () =>
+    frozen(h, async () => {
+      const shop = await newShop(h, { threeDs: true });
+      const s = { shop, api: client(h, shop) };
+      const created = await subscribe(s, '4012000000001097');
+      expect(created).toMatchObject({ state: 'redirecting', last_transaction: { status: 'incomplete' } });
+
+      const done = await advance(s, { by: 'P30D' });
+      // One look a day (the step still waits), not one after every five-minute lease.
+      expect(done.billing).toMatchObject({ charged: 0, successful: 0 });
+      expect(done.billing.runs).toBeGreaterThanOrEqual(29);
+      expect(done.billing.runs).toBeLessThanOrEqual(31);
+      const sub = (await s.api.get(`/subscriptions/${created.id}`)).body;
+      expect(sub).toMatchObject({ state: 'redirecting', paid_billing_cycles: 0 });
+      expect(await payments(h, s, created.id)).toEqual([['-1', 'incomplete']]);
     }));
 
   it('answers a retry with the same Idempotency-Key from its first answer, moving the clock once', () =>
