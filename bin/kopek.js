@@ -1,8 +1,10 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 // --max-semi-space-size: a larger young generation means fewer, cheaper garbage collections for a
 // server that allocates per request (about a tenth less CPU per request on the card paths).
-// Runs the compiled CLI (dist/) when `npm run build` made it from the sources as they are now;
-// otherwise the TypeScript sources through tsx, so `npx kopek …` works in a checkout without a build.
+// Kopek always runs compiled (dist/). In a checkout whose sources are newer than the build (or that
+// was never built), it first builds with `npm run build`, which needs the dev dependencies; an
+// installation without sources (`npm ci --omit=dev` beside a built dist/) runs dist/ as it is.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -20,10 +22,18 @@ function newest(dir) {
   return latest;
 }
 
-if (existsSync(stamp) && statSync(stamp).mtimeMs >= newest(`${root}src`)) {
-  await import('../dist/cli.js');
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../src/cli.ts');
+const built = existsSync(stamp);
+const sources = existsSync(`${root}src`);
+if (sources && (!built || statSync(stamp).mtimeMs < newest(`${root}src`))) {
+  process.stderr.write(built ? 'Sources changed since the last build: building Kopek…\n' : 'Building Kopek…\n');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
+  if (build.status !== 0) {
+    process.stderr.write('The build failed (it needs the dev dependencies: npm install).\n');
+    process.exit(build.status ?? 1);
+  }
+} else if (!built) {
+  process.stderr.write('Kopek is not built: dist/ is missing. Run `npm run build` where the sources are.\n');
+  process.exit(1);
 }
+await import('../dist/cli.js');
