@@ -1,0 +1,30 @@
+# Kopek's production image: compiled JavaScript only (dist/), production dependencies only, run as a
+# user without rights beyond its data directory. test/recipe/dockerfile.recipe.ts runs these same
+# steps outside Docker (`npm run test:recipe`), so keep every path relative to WORKDIR and users
+# numeric (1000:1000 is the node image's `node` user).
+
+# The build: every dependency, the TypeScript compiler, `npm run build` → dist/.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# The image: production dependencies, dist/ and the launcher; no sources, no tsx, no compiler.
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# The embedded store's directory (used when DATABASE_URL is not set), owned by the service's user.
+RUN mkdir -p data && chown 1000:1000 data && chmod 700 data
+VOLUME /app/data
+USER 1000:1000
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "--max-semi-space-size=32", "dist/cli.js", "serve"]
