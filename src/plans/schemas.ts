@@ -87,7 +87,11 @@ export const PlanInput = enforced(
           WholeNumber({ minimum: 1, maximum: MAX_PAYMENT_ATTEMPTS, default: DEFAULT_PAYMENT_ATTEMPTS }),
         ),
       ),
-      test: Type.Optional(Nullable(Type.Boolean({ description: "Default: the shop's test mode" }))),
+      test: Type.Optional(
+        Nullable(
+          Type.Boolean({ description: "Always true for a test shop's plans; otherwise default false" }),
+        ),
+      ),
       shop_id: Type.Optional(
         Nullable(
           Type.Union([Type.Integer(), Type.String()], { description: 'Must be the authenticated shop' }),

@@ -41,7 +41,9 @@ describe('plans: happy path', () => {
   });
 
   it('creates a plan with every field given', async () => {
-    const res = await api.post('/plans', {
+    // A live shop: a test shop's plans are always test plans (test/fidelity/test-mode.test.ts).
+    const liveShop = await newShop(h, { test: false });
+    const res = await client(h, liveShop).post('/plans', {
       title: 'Gold',
       currency: 'JPY',
       plan: { amount: '5000', interval: 2, interval_unit: 'week' },
@@ -51,7 +53,7 @@ describe('plans: happy path', () => {
       billing_cycles: 12,
       number_payment_attempts: 10,
       test: false,
-      shop_id: String(me.shop.id),
+      shop_id: String(liveShop.shop.id),
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -64,7 +66,7 @@ describe('plans: happy path', () => {
       billing_cycles: 12,
       number_payment_attempts: 10,
       test: false,
-      shop_id: me.shop.id,
+      shop_id: liveShop.shop.id,
     });
   });
 

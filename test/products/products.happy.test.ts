@@ -16,7 +16,8 @@ let api: Client;
 
 beforeAll(async () => {
   h = await harness();
-  me = await newShop(h);
+  // A live shop: a test shop's products are always test products (test/fidelity/test-mode.test.ts).
+  me = await newShop(h, { test: false });
   api = client(h, me);
 });
 
