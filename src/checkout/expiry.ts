@@ -6,8 +6,12 @@ import { eventInsert } from '../notifications/outbox.js';
 import { every } from '../periodic.js';
 import { findPlans } from '../plans/repository.js';
 import { toPlan } from '../plans/service.js';
-import { findSubscription } from '../subscriptions/repository.js';
+import { shopById } from '../shops/service.js';
+import { lockSubscription } from '../subscriptions/repository.js';
+import { rulesFor } from '../subscriptions/rules.js';
+import { transition } from '../subscriptions/transitions.js';
 import { toSubscription } from '../subscriptions/view.js';
+import { applyTransition, changedRow } from '../subscriptions/writer.js';
 import { claimExpiredCtps, EXPIRED_MESSAGE, UNANNOUNCED_CTP } from './api/repository.js';
 import { ctpExpiryAnnouncement } from './api/service.js';
 import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from './repository.js';
@@ -29,13 +33,19 @@ async function announceSubscriptionPages(tx: Tx, realNow: Date, shopId?: number)
   const rows = await claimExpiredCheckouts(tx, realNow, BATCH, shopId);
   for (const checkout of rows) {
     if (!checkout.subscription_id) continue;
-    const sub = await findSubscription(tx, checkout.shop_id, checkout.subscription_id);
+    const sub = await lockSubscription(tx, checkout.shop_id, checkout.subscription_id);
     // Only a subscription still waiting for its card is told about: a cancelled one closed its page.
     if (sub?.state !== 'redirecting' || sub.card_token || sub.cancelled_at) continue;
     const [planRow] = await findPlans(tx, checkout.shop_id, [sub.plan_id]);
+    const plan = planRow && toPlan(planRow);
+    // Nobody will pay it now: the subscription ends (canceled), at the page's expiry on its shop's clock.
+    const shop = await shopById(tx, checkout.shop_id);
+    if (!shop) continue;
+    const rules = rulesFor(shop);
+    const ended = transition(sub, plan, { kind: 'checkout_expired' }, checkout.expires_at, rules);
     const view = toSubscription({
-      row: sub,
-      plan: planRow && toPlan(planRow),
+      row: changedRow(sub, ended, checkout.expires_at),
+      plan,
       customer: undefined,
       checkout: undefined,
     });
@@ -54,6 +64,7 @@ async function announceSubscriptionPages(tx: Tx, realNow: Date, shopId?: number)
       now: checkout.expires_at,
     });
     await tx.query(s);
+    await applyTransition(tx, sub, plan, ended, checkout.expires_at);
   }
   return rows.length;
 }

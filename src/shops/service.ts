@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, hash, randomBytes, timingSafeEqual } f
 import type { Clock } from '../clock.js';
 import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import { gatewayServiceSecret } from '../crypto/service-credential.js';
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { isUniqueViolation } from '../db/db.js';
 import {
   countShops,
@@ -47,6 +47,12 @@ export interface CreatedShop {
 }
 
 export class ShopInputError extends Error {}
+
+/** A shop by its id, as verbs see it; undefined when there is none. */
+export async function shopById(db: Queryable, id: number): Promise<Shop | undefined> {
+  const row = await findShopRow(db, id);
+  return row && toShop(row);
+}
 
 /** Whether the store has no shop yet (a first start). */
 export const hasNoShops = async (db: Db): Promise<boolean> => (await countShops(db)) === 0;

@@ -56,7 +56,12 @@ export type Happened =
   /** The shop cancels. */
   | { kind: 'canceled'; reason: string }
   /** The last of a finite plan's billing cycles has run out. */
-  | { kind: 'cycles_completed' };
+  | { kind: 'cycles_completed' }
+  /** The hosted payment page of a redirect subscription expired before the customer paid. */
+  | { kind: 'checkout_expired' };
+
+/** Why a redirect subscription whose payment page expired unpaid was cancelled. */
+export const CHECKOUT_EXPIRED_REASON = 'The payment page expired before the customer paid';
 
 export type SubscriptionEvent =
   | 'trial_started.subscription'
@@ -122,6 +127,19 @@ export function transition(
       if (sub.cancelled_at) return none();
       return {
         change: { state: 'canceled', renew_at: null, cancelled_at: now, cancel_reason: happened.reason },
+        chargeStatus: null,
+        events: ['canceled.subscription'],
+      };
+    case 'checkout_expired':
+      // Only a subscription still waiting for its card ends: one paid or cancelled meanwhile goes on.
+      if (sub.cancelled_at || sub.card_token || sub.state !== 'redirecting') return none();
+      return {
+        change: {
+          state: 'canceled',
+          renew_at: null,
+          cancelled_at: now,
+          cancel_reason: CHECKOUT_EXPIRED_REASON,
+        },
         chargeStatus: null,
         events: ['canceled.subscription'],
       };

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { signedIn } from '../cabinet/session.js';
 import type { Harness } from '../harness.js';
 import { harness } from '../harness.js';
 import { advance, frozen, monthly, setup } from '../test-clock/support.js';
@@ -61,10 +62,27 @@ describe('the test clock runs checkout expiries', () => {
       expect(events.map((e) => [e.event, e.resource_id, e.created_at.toISOString()])).toEqual(
         expect.arrayContaining([
           ['checkout_expired.subscription', sub.body.id, expiresAt],
+          ['canceled.subscription', sub.body.id, expiresAt],
           ['expired.checkout', ctp, expiresAt],
         ]),
       );
-      expect(events).toHaveLength(2);
+      expect(events).toHaveLength(3);
+      // The subscription nobody paid for ends at its page's expiry, and both events say so, in order.
+      const ended = (await s.api.get(`/subscriptions/${sub.body.id}`)).body;
+      expect(ended).toMatchObject({
+        state: 'canceled',
+        cancelled_at: expiresAt,
+        cancel_reason: 'The payment page expired before the customer paid',
+        renew_at: null,
+      });
+      const ofSub = events.filter((e) => e.resource_id === sub.body.id);
+      expect(ofSub.map((e) => [e.event, e.payload.state])).toEqual([
+        ['checkout_expired.subscription', 'canceled'],
+        ['canceled.subscription', 'canceled'],
+      ]);
+      const cabinet = await (await signedIn(h, s.shop)).get(`/cabinet/subscriptions/${sub.body.id}`);
+      expect(cabinet.status).toBe(200);
+      expect(cabinet.body).toContain('The payment page expired before the customer paid');
       const ctpEvent = events.find((e) => e.event === 'expired.checkout');
       expect(ctpEvent?.payload.checkout).toMatchObject({
         token: ctp,

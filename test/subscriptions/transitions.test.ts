@@ -233,6 +233,24 @@ describe('the seed transition table', () => {
     expect(renewal).toEqual({ change: { renew_at: NOW }, chargeStatus: 'abandoned', events: [] });
   });
 
+  it('a redirect subscription whose payment page expired unpaid → canceled; a paid or cancelled one goes on', () => {
+    const waiting = sub({ state: 'redirecting', paid_billing_cycles: 0, card_token: null });
+    expect(transition(waiting, plan(), { kind: 'checkout_expired' }, NOW, rules)).toEqual({
+      change: {
+        state: 'canceled',
+        renew_at: null,
+        cancelled_at: NOW,
+        cancel_reason: 'The payment page expired before the customer paid',
+      },
+      chargeStatus: null,
+      events: ['canceled.subscription'],
+    });
+    const paid = sub({ state: 'active', paid_billing_cycles: 1 });
+    expect(transition(paid, plan(), { kind: 'checkout_expired' }, NOW, rules).change).toEqual({});
+    const gone = sub({ state: 'canceled', cancelled_at: NOW, card_token: null });
+    expect(transition(gone, plan(), { kind: 'checkout_expired' }, NOW, rules).events).toEqual([]);
+  });
+
   it('nothing is claimed or cancelled twice', () => {
     const canceled = sub({ state: 'canceled', cancelled_at: NOW });
     expect(transition(canceled, plan(), { kind: 'canceled', reason: 'again' }, NOW, rules).change).toEqual(
