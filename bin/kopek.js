@@ -25,7 +25,9 @@ function newest(dir) {
 const built = existsSync(stamp);
 const sources = existsSync(`${root}src`);
 if (sources && (!built || statSync(stamp).mtimeMs < newest(`${root}src`))) {
-  process.stderr.write(built ? 'Sources changed since the last build: building Kopek…\n' : 'Building Kopek…\n');
+  process.stderr.write(
+    built ? 'Sources changed since the last build: building Kopek…\n' : 'Building Kopek…\n',
+  );
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) {
