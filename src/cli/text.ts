@@ -26,7 +26,7 @@ Commands:
                              move a test shop's clock forward (e.g. --by P1M, --to 2027-01-31T10:00:00Z),
                              billing in order everything due on the way; prints what ran
 
-Configuration comes from environment variables; see the README.`;
+Configuration comes from environment variables; see docs/operations.md.`;
 
 export const NO_SHOPS = `No shops yet. Create one (its secret key is printed once) with:
   kopek shop create --name 'My shop'          (add --test for a test shop)`;
