@@ -49,6 +49,11 @@ export interface Services {
   log: FastifyBaseLogger;
   /** The resolver and connector of requests shops aim; the system's unless given (tests give theirs). */
   outbound?: OutboundNet;
+  /**
+   * Makes a shop's notification-signing key pair (PEM); a fresh RSA pair each time unless given.
+   * Tests give pairs made once per run: generating one costs a large share of a second.
+   */
+  signingKeys?: () => { publicKey: string; privateKey: string };
 }
 
 /** A verb's context: the services plus the shop it acts for. */

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
+import type { SigningKeys } from '../src/shops/service.js';
 import { startBrowserBroker } from './browser/broker.js';
+import { makeSigningKeyPool } from './signing-keys.js';
 import { prepareStoreTemplates, type StoreTemplates } from './store-templates.js';
 
 declare module 'vitest' {
@@ -11,6 +13,8 @@ declare module 'vitest' {
     storeTemplates: StoreTemplates;
     /** Where browser tests ask for the run's one Chromium (test/browser/broker.ts). */
     browserBroker: string;
+    /** Notification-signing key pairs made once for the run (test/signing-keys.ts). */
+    signingKeys: SigningKeys[];
   }
 }
 
@@ -26,22 +30,25 @@ async function buildDist(): Promise<void> {
 }
 
 /**
- * Once per run: dist/ built, the browser broker listening, and the store templates made (with
+ * Once per run: dist/ built, the browser broker listening, signing key pairs made, and the store templates made (with
  * DATABASE_URL, a template database and the run's shared store copied from it, all dropped at the
  * end, so runs never see each other's rows or an older shape of the tables).
  */
 export default async function setup(project: TestProject) {
   // The build runs in its own process while this one makes the templates.
-  const [built, prepared] = await Promise.allSettled([
+  const [built, prepared, keys] = await Promise.allSettled([
     buildDist(),
     prepareStoreTemplates(process.env.DATABASE_URL),
+    makeSigningKeyPool(),
   ]);
   if (prepared.status === 'rejected') throw prepared.reason;
   const stores = prepared.value;
-  if (built.status === 'rejected') {
-    await stores.remove();
-    throw built.reason;
-  }
+  for (const done of [built, keys])
+    if (done.status === 'rejected') {
+      await stores.remove();
+      throw done.reason;
+    }
+  if (keys.status === 'fulfilled') project.provide('signingKeys', keys.value);
   project.provide('storeTemplates', stores.templates);
   const broker = await startBrowserBroker();
   project.provide('browserBroker', broker.url);

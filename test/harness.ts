@@ -9,14 +9,10 @@ import { createPostgresDb } from '../src/db/postgres.js';
 import { type App, buildApp } from '../src/http/app.js';
 import { pinoOptions } from '../src/http/logger.js';
 import type { Shop } from '../src/shops/repository.js';
-import {
-  type CreateShopInput,
-  createShop,
-  generateSigningKeys,
-  type SigningKeys,
-} from '../src/shops/service.js';
+import { type CreateShopInput, createShop } from '../src/shops/service.js';
 import { freshPglite, sharedStoreUrl } from './fresh-store.js';
 import { type FakeNet, fakeNet } from './net/fake-net.js';
+import { pooledSigningKeys, shopSigningKeys } from './signing-keys.js';
 
 export interface Harness {
   app: App;
@@ -83,6 +79,8 @@ async function start(): Promise<Harness> {
     masterKey,
     outbound: net,
     logger: logger as FastifyBaseLogger,
+    // Pairs made once per run: a rotation of a shop's signing key costs nothing to make.
+    signingKeys: pooledSigningKeys,
   });
   await app.ready();
   return { app, db, clock, config, masterKey, logs, net };
@@ -94,15 +92,12 @@ export interface TestShop {
   auth: string;
 }
 
-// Generating an RSA key takes a large share of a second; test shops of one worker share one pair.
-let sharedKeys: SigningKeys | undefined;
-
+// Generating an RSA key takes a large share of a second; test shops share one pair made per run.
 export async function newShop(h: Harness, input: CreateShopInput = {}): Promise<TestShop> {
-  sharedKeys ??= generateSigningKeys();
   const { shop, secret } = await createShop(h, {
     name: 'Test shop',
     test: true,
-    signingKeys: sharedKeys,
+    signingKeys: shopSigningKeys(),
     ...input,
   });
   return { shop, secret, auth: `Basic ${Buffer.from(`${shop.id}:${secret}`).toString('base64')}` };

@@ -23,6 +23,11 @@ interface KeyDeps {
   masterKey: MasterKeys;
 }
 
+/** Where a new key pair comes from: the services' maker when they have one (tests), else a fresh pair. */
+interface KeyMaker {
+  signingKeys?: () => SigningKeys;
+}
+
 /** First secrets being given in this process, by shop: the deliverers of one shop ask together. */
 const giving = new Map<number, Promise<string>>();
 
@@ -64,9 +69,9 @@ export async function rotateWebhookSecret(
  * current key until the shop confirms. Rotating again replaces the pending pair.
  */
 export async function rotateSigningKey(
-  deps: KeyDeps,
+  deps: KeyDeps & KeyMaker,
   shopId: number,
-  keys: SigningKeys = generateSigningKeys(),
+  keys: SigningKeys = (deps.signingKeys ?? generateSigningKeys)(),
 ): Promise<ShopRow> {
   const row = await setPendingSigningKey(
     deps.db,

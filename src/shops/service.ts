@@ -130,12 +130,12 @@ function checkChosenSecret(secret: string): void {
 }
 
 export async function createShop(
-  deps: { db: Db; clock: Clock; masterKey: MasterKeys },
+  deps: { db: Db; clock: Clock; masterKey: MasterKeys; signingKeys?: () => SigningKeys },
   input: CreateShopInput,
 ): Promise<CreatedShop> {
   checkShopInput(input);
   const secret = (input.secret ?? randomBytes(32).toString('hex')).toLowerCase();
-  const { publicKey, privateKey } = input.signingKeys ?? generateSigningKeys();
+  const { publicKey, privateKey } = input.signingKeys ?? (deps.signingKeys ?? generateSigningKeys)();
   try {
     const row = await deps.db.tx((tx) =>
       insertShop(tx, {

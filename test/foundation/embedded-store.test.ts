@@ -11,8 +11,8 @@ import {
   embeddedEnv,
   freePort,
   KOPEK,
-  kopek,
   type Started,
+  seededDataDir,
   start,
   waitFor,
   waitForBanner,
@@ -26,11 +26,12 @@ function tempDir(): string {
   return dir;
 }
 
-// One store for the tests that need a server or a migrated store, used by one process after another:
-// a fresh store costs a first start its migrations.
+// One store for the tests that need a server or a migrated store, used by one process after another,
+// made from the run's migrated template: a fresh store would cost a first start its migrations.
 let storeDir: string;
-beforeAll(() => {
-  storeDir = tempDir();
+beforeAll(async () => {
+  storeDir = await seededDataDir('kopek-store-');
+  dirs.push(storeDir);
 });
 
 afterAll(() => {
@@ -69,6 +70,8 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+// The server is the real process; the CLI runs in this process and reaches it as `kopek` does, through
+// the control socket in DATA_DIR.
 describe('a running server and the CLI on one embedded store', { timeout: 180_000, ...EMBEDDED_ONLY }, () => {
   let dir: string;
   let port: number;
@@ -91,7 +94,7 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
   });
 
   it('shop create goes through the server: the running server accepts the new key', async () => {
-    const run = await kopek(env, 'shop', 'create', '--3ds', '--test');
+    const run = await runKopek(undefined, env, 'shop', 'create', '--3ds', '--test');
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/Shop id:\s+2 \(test\) \(3-D Secure on\)/);
     const curl = run.output.match(/curl -u (\d+:[0-9a-f]{64}) /);
@@ -102,17 +105,17 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
   });
 
   it('shop list and migrate go through the server too', async () => {
-    const listed = await kopek(env, 'shop', 'list');
+    const listed = await runKopek(undefined, env, 'shop', 'list');
     expect(listed.code, listed.output).toBe(0);
     expect(listed.output).toMatch(/^1\tSandbox shop\t\(test\)\tcreated /m);
     expect(listed.output).toMatch(/^2\tSandbox shop\t\(test, 3ds\)\tcreated /m);
-    const migrated = await kopek(env, 'migrate');
+    const migrated = await runKopek(undefined, env, 'migrate');
     expect(migrated.code, migrated.output).toBe(0);
     expect(migrated.output).toContain('Nothing to apply; the schema is up to date.');
   });
 
   it('clock advance goes through the server, which sees the new time at once', async () => {
-    const run = await kopek(env, 'clock', 'advance', '--shop', '2', '--by', 'P1D');
+    const run = await runKopek(undefined, env, 'clock', 'advance', '--shop', '2', '--by', 'P1D');
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/^Shop 2 test clock: \S+Z \(time zone UTC\), 1 day ahead of real time$/m);
     const res = await fetch(`http://127.0.0.1:${port}/test_clock`, {

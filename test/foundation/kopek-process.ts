@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedPgliteDir } from '../fresh-store.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -41,6 +44,17 @@ export function embeddedEnv(dataDir: string, port = 0): NodeJS.ProcessEnv {
   ])
     delete env[name];
   return env;
+}
+
+/**
+ * A new DATA_DIR whose embedded store is as a first start's migrations leave it (from the run's
+ * migrated template): a first `kopek serve` there skips creating the cluster and migrating it,
+ * seconds of a test about something else. The caller removes the directory.
+ */
+export async function seededDataDir(prefix = 'kopek-'): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  await seedPgliteDir(join(dir, 'pglite'));
+  return dir;
 }
 
 /** Starts a command in its own process group, so that cleanUp also reaches whatever it started. */

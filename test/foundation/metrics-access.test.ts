@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -14,6 +12,7 @@ import {
   embeddedEnv,
   freePort,
   KOPEK,
+  seededDataDir,
   start,
   waitForBanner,
 } from './kopek-process.js';
@@ -138,7 +137,7 @@ describe('the METRICS_PORT listener', () => {
   });
 
   it('is started and stopped by kopek serve', { timeout: 120_000, ...EMBEDDED_ONLY }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kopek-metrics-'));
+    const dataDir = await seededDataDir('kopek-metrics-');
     dirs.push(dataDir);
     const [port, metricsPort] = [await freePort(), await freePort()];
     const env = { ...embeddedEnv(dataDir, port), METRICS_PORT: String(metricsPort), BILLING: 'off' };

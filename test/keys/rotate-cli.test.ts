@@ -1,6 +1,5 @@
 import { createSign, createVerify, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CardRow } from '../../src/cards/repository.js';
@@ -10,13 +9,8 @@ import { Keyring, masterKeyId } from '../../src/crypto/keyring.js';
 import { openKeyring } from '../../src/crypto/lookup-keys.js';
 import { buildApp } from '../../src/http/app.js';
 import type { ShopRow } from '../../src/shops/repository.js';
-import {
-  createShop,
-  generateSigningKeys,
-  hashSecret,
-  shopSecret,
-  signingKeyOf,
-} from '../../src/shops/service.js';
+import { createShop, hashSecret, shopSecret, signingKeyOf } from '../../src/shops/service.js';
+import { runKopek } from '../cli/run-cli.js';
 import {
   cleanUp,
   EMBEDDED_ONLY,
@@ -24,10 +18,12 @@ import {
   freePort,
   KOPEK,
   kopek,
+  seededDataDir,
   start,
   waitFor,
   waitForBanner,
 } from '../foundation/kopek-process.js';
+import { shopSigningKeys } from '../signing-keys.js';
 import { type FreshStore, freshStore, keysConfig, silentLog } from './store.js';
 
 /** The real `kopek keys rotate`: killed with SIGKILL mid-way on PostgreSQL, and on the embedded store. */
@@ -49,7 +45,7 @@ describe.skipIf(!pgUrl)('kopek keys rotate on PostgreSQL (set DATABASE_URL)', ()
     const db = store.db;
     const [A, B] = [randomBytes(32), randomBytes(32)];
     const clock = new ManualClock();
-    const signingKeys = generateSigningKeys();
+    const signingKeys = shopSigningKeys();
     const secrets = new Map<number, string>();
     for (let i = 0; i < 3; i++) {
       const { shop, secret } = await createShop({ db, clock, masterKey: A }, { test: true, signingKeys });
@@ -146,7 +142,7 @@ describe('kopek keys rotate on the embedded store', () => {
     'runs in the server holding DATA_DIR, which then seals and opens with the new key',
     EMBEDDED_ONLY,
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'kopek-keys-'));
+      const dir = await seededDataDir('kopek-keys-');
       dirs.push(dir);
       const port = await freePort();
       const env = { ...embeddedEnv(dir, port), BILLING: 'off', NOTIFICATIONS: 'off' };
@@ -180,7 +176,8 @@ describe('kopek keys rotate on the embedded store', () => {
         });
       const before = readFileSync(join(dir, 'master.key'), 'utf8');
 
-      const rotated = await kopek(env, 'keys', 'rotate');
+      // The CLI in this process: what is between processes here is the control socket to the server.
+      const rotated = await runKopek(undefined, env, 'keys', 'rotate');
       expect(rotated.code, rotated.output).toBe(0);
       expect(rotated.output).toContain('Made a new master key in DATA_DIR/master.key');
       expect(rotated.output).toMatch(/the previous key \([0-9a-f]{8}\) was deleted/);

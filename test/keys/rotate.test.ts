@@ -12,14 +12,9 @@ import { SEALED_COLUMNS } from '../../src/crypto/sealed-columns.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { rotateSigningKey, rotateWebhookSecret } from '../../src/shops/notification-keys.js';
 import type { ShopRow } from '../../src/shops/repository.js';
-import {
-  createShop,
-  generateSigningKeys,
-  hashSecret,
-  shopSecret,
-  signingKeyOf,
-} from '../../src/shops/service.js';
+import { createShop, hashSecret, shopSecret, signingKeyOf } from '../../src/shops/service.js';
 import { openWebhookSecret } from '../../src/shops/webhook-secret.js';
+import { pooledSigningKeys, shopSigningKeys } from '../signing-keys.js';
 import {
   type FreshStore,
   freshStore,
@@ -128,7 +123,7 @@ async function leftUnder(ring: Keyring): Promise<number> {
 beforeAll(async () => {
   store = await freshStore();
   const appA = await appWith(A);
-  const signingKeys = generateSigningKeys();
+  const signingKeys = shopSigningKeys();
   for (let i = 0; i < 3; i++) {
     const created = await createShop({ db: store.db, clock, masterKey: A }, { test: true, signingKeys });
     shops.push({ id: created.shop.id, secret: created.secret });
@@ -144,7 +139,7 @@ beforeAll(async () => {
   // The second shop mid-way through both notification key rotations: every sealed column holds a value.
   const second = shops[1] as Shop;
   await rotateWebhookSecret({ db: store.db, clock, masterKey: A }, second.id);
-  await rotateSigningKey({ db: store.db, masterKey: A }, second.id, generateSigningKeys());
+  await rotateSigningKey({ db: store.db, masterKey: A }, second.id, pooledSigningKeys());
   const sealedColumns = await store.db.query<{ table_name: string; column_name: string }>(
     `SELECT table_name, column_name FROM information_schema.columns
       WHERE table_schema = current_schema() AND column_name LIKE '%\\_enc'`,

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdTransaction } from '../../src/db/held.js';
 import { type Announcement, eventInsert, eventsInsert } from '../../src/notifications/outbox.js';
@@ -11,6 +9,7 @@ import {
   embeddedEnv,
   freePort,
   KOPEK,
+  seededDataDir,
   start,
   waitForBanner,
 } from '../foundation/kopek-process.js';
@@ -124,7 +123,7 @@ describe('kopek serve', () => {
       waiters.get(i + 1)?.();
       return { status: 200 };
     });
-    const dataDir = mkdtempSync(join(tmpdir(), 'kopek-wake-'));
+    const dataDir = await seededDataDir('kopek-wake-');
     dirs.push(dataDir);
     const port = await freePort();
     // An hour between looks: only the wake can send it within the test.
