@@ -122,6 +122,9 @@ export function counting(db: Db) {
         return result;
       });
     },
+    lockKey(space, key) {
+      return db.lockKey(space, key);
+    },
     batch(list) {
       // A transaction of its own: BEGIN and COMMIT travel with the statements.
       totals.transactions++;

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { MasterKeys } from './crypto/keyring.js';
-import type { Db } from './db/db.js';
+import type { Db, Statement } from './db/db.js';
 import type { OutboundNet } from './net/outbound.js';
 
 /** Delays between a failed renewal's attempts, as ISO 8601 durations; null: the platform's rule. */
@@ -56,9 +56,39 @@ export interface Services {
   signingKeys?: () => { publicKey: string; privateKey: string };
 }
 
+/** How far a keyed request got (migration 028); stored in its key's row. */
+export const RECOVERY_POINTS = ['started', 'charge_claimed', 'finished'] as const;
+export type RecoveryPoint = (typeof RECOVERY_POINTS)[number];
+
+/**
+ * What a keyed request records of its work so a retry can resume it: ids only (a subscription's id,
+ * a period, an attempt, a test clock's target), never card data.
+ */
+export type KeyResource = Readonly<Record<string, string | number | boolean | null>>;
+
+/**
+ * A request with an Idempotency-Key on a route in the phased mode (http/idempotency/phased.ts): no
+ * transaction is held across it, so the verb records its progress itself, in its own batches.
+ */
+export interface KeyedRequest {
+  /** Where an earlier run with this key stopped: 'started' when there was none. */
+  readonly point: RecoveryPoint;
+  /** What that run recorded with its point; null when nothing. */
+  readonly resource: KeyResource | null;
+  /**
+   * The statement that moves the key to `point` with `resource`, for the verb to run in the batch (or
+   * transaction) that does the step, so the step and its recovery point commit together and the key
+   * costs no round trip of its own. Only a committed statement moves the key; `point` above stays
+   * what the request started from.
+   */
+  advance(point: RecoveryPoint, resource: KeyResource | null): Statement;
+}
+
 /** A verb's context: the services plus the shop it acts for. */
 export interface Ctx extends Services {
   shop: Shop;
+  /** Set for a keyed request on a route in the phased mode; undefined otherwise. */
+  keyed?: KeyedRequest;
 }
 
 /**

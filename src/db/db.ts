@@ -42,7 +42,54 @@ export interface Db extends Queryable {
    * statement's rows.
    */
   batch<R = Record<string, unknown>>(statements: readonly Statement[]): Promise<R[][]>;
+  /**
+   * Takes the lock named `key` in `space` for as long as a piece of work runs across several
+   * transactions (a keyed request in the phased mode), without holding a transaction open: resolves
+   * with the function that releases it, or undefined when someone holds it already (this process or,
+   * on PostgreSQL, another one). A process that dies loses its locks with its connection, so a lock
+   * never outlives its holder. See KeyLocks.
+   */
+  lockKey(space: number, key: string): Promise<KeyLockRelease | undefined>;
+  /**
+   * Set on a store seen inside an open transaction (`dbWithin`): work through it commits only when the
+   * transaction does, so nothing that leaves the process (a remote gateway call) may run through it.
+   */
+  readonly insideTransaction?: true;
   close(): Promise<void>;
+}
+
+/** Releases a key lock; only the first call counts, and it never rejects. */
+export type KeyLockRelease = () => Promise<void>;
+
+/**
+ * Key locks of this process: the names held right now. A lock is taken here first, so two requests
+ * of one process never share one even where the store's own lock is per session (one session per
+ * process holds them all); each store adds its own cross-process lock on top (see postgres.ts).
+ */
+export class KeyLocks {
+  readonly #held = new Set<string>();
+
+  /** Takes `name`; false when it is held already. */
+  take(name: string): boolean {
+    if (this.#held.has(name)) return false;
+    this.#held.add(name);
+    return true;
+  }
+
+  drop(name: string): void {
+    this.#held.delete(name);
+  }
+
+  /** Takes `name` as a lock of this process alone (the embedded store: one process owns its data). */
+  lock(name: string): KeyLockRelease | undefined {
+    if (!this.take(name)) return undefined;
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      this.drop(name);
+    };
+  }
 }
 
 /** PostgreSQL error codes Kopek reacts to. */

@@ -58,7 +58,8 @@ export function holdTransaction(db: Db): Promise<HeldTx> {
 /**
  * A `Db` that works inside an open transaction: `tx` and `batch` become savepoints, so the code that
  * runs in it keeps its own all-or-nothing units (and the failure of one leaves the rest usable), while
- * nothing commits before the outer transaction does.
+ * nothing commits before the outer transaction does. It is marked `insideTransaction`, so code that
+ * must not call out of the process while a transaction is open can tell (see gateway/client.ts).
  */
 export function dbWithin(tx: Tx, kind: Db['kind']): Db {
   let savepoints = 0;
@@ -76,9 +77,14 @@ export function dbWithin(tx: Tx, kind: Db['kind']): Db {
   };
   return {
     kind,
+    insideTransaction: true,
     query: (sql, params) => tx.query(sql, params),
     tx: savepoint,
     batch: <R>(statements: readonly Statement[]) => savepoint((t) => t.batch<R>(statements)),
+    async lockKey() {
+      // A key lock spans work of several transactions; inside one it would outlive nothing.
+      throw new Error('a key lock is taken on the store itself, not inside a transaction');
+    },
     async close() {
       throw new Error('a store seen inside a transaction is closed by ending the transaction');
     },

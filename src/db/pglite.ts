@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
-import { type Db, type Statement, statementOf, type Tx } from './db.js';
+import { type Db, KeyLocks, type Statement, statementOf, type Tx } from './db.js';
 import { PrivateNodeFS } from './private-fs.js';
 
 export interface PgliteOptions {
@@ -33,6 +33,9 @@ export async function createPgliteDb(
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
   });
   const query = async (s: Statement) => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
+  // In memory, and exact: the data directory's lock (data-dir-lock.ts) lets one process open it, so
+  // every holder of a key is in this set. A process that dies takes the set with it.
+  const keyLocks = new KeyLocks();
   return {
     kind: 'pglite',
     async query(q, params) {
@@ -69,6 +72,9 @@ export async function createPgliteDb(
           results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
         return results;
       });
+    },
+    async lockKey(space, key) {
+      return keyLocks.lock(`${space}:${key}`);
     },
     dumpDataDir() {
       return lite.dumpDataDir('none');

@@ -1,6 +1,15 @@
 import pg from 'pg';
 import { pipelined, valuesOf } from './batch.js';
-import { type Db, PgCode, pgErrorCode, type Statement, statementOf, type Tx } from './db.js';
+import {
+  type Db,
+  type KeyLockRelease,
+  KeyLocks,
+  PgCode,
+  pgErrorCode,
+  type Statement,
+  statementOf,
+  type Tx,
+} from './db.js';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -81,6 +90,82 @@ export class PreparedNames {
 }
 
 /**
+ * Key locks across processes: session advisory locks (pg_try_advisory_lock) on one connection of
+ * their own, outside the pool, that never opens a transaction. A lock lasts from the start of a piece
+ * of work to its end across any number of transactions, yet holds none open; and when the process
+ * dies its connection closes and PostgreSQL drops its locks, so a retry after a restart is never told
+ * "still running" by a dead process. Locks are taken in this process's own set first, because one
+ * session may take its advisory locks again (they stack): the set keeps two requests of this process
+ * apart, the session lock keeps processes apart.
+ *
+ * Should that connection be lost while locks are held, PostgreSQL has dropped them: the requests
+ * running here stay apart (the set), but another process could take their keys until they end. The
+ * next lock opens a new connection.
+ *
+ * Not with PgBouncer (or another pooler) in transaction mode, the setting DATABASE_PREPARE=false is
+ * for: each statement may run on another server session, so a session lock is taken on a session
+ * other requests then share and is released on yet another one. There the phased mode needs a
+ * `locked_until` lease in the key's row instead (docs/redesign-plan.md D.2), which is not built yet.
+ */
+function sessionKeyLocks(connectionString: string) {
+  const local = new KeyLocks();
+  let session: Promise<pg.Client> | undefined;
+  const connect = (): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString });
+    const ready = client.connect().then(() => client);
+    const forget = () => {
+      if (session === ready) session = undefined;
+    };
+    client.on('error', forget);
+    client.on('end', forget);
+    ready.catch(forget);
+    return ready;
+  };
+  return {
+    async lock(space: number, key: string): Promise<KeyLockRelease | undefined> {
+      const name = `${space}:${key}`;
+      if (!local.take(name)) return undefined;
+      try {
+        session ??= connect();
+        const current = session;
+        const client = await current;
+        const { rows } = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
+          [space, key],
+        );
+        if (!rows[0]?.locked) {
+          local.drop(name);
+          return undefined;
+        }
+        let released = false;
+        return async () => {
+          if (released) return;
+          released = true;
+          try {
+            // A session since replaced took its locks with it.
+            if (session === current)
+              await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [space, key]);
+          } catch {
+            // The connection is gone, and the lock with it.
+          } finally {
+            local.drop(name);
+          }
+        };
+      } catch (err) {
+        local.drop(name);
+        throw err;
+      }
+    },
+    async close() {
+      const current = session;
+      session = undefined;
+      const client = await current?.catch(() => undefined);
+      await client?.end().catch(() => {});
+    },
+  };
+}
+
+/**
  * PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. Its connections are
  * in node-postgres's pipeline mode, so the statements of a batch go out in one write (pipelined).
  * `prepare` false runs every statement unnamed, for connection poolers that cannot keep a
@@ -108,6 +193,7 @@ export function createPostgresDb(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = new PreparedNames(options.prepare === false ? 0 : MAX_PREPARED);
+  const keyLocks = sessionKeyLocks(connectionString);
   const nameOf = (s: Statement) => (s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined);
   const run = async (client: pg.Pool | pg.PoolClient, s: Statement) => {
     const name = nameOf(s);
@@ -195,7 +281,11 @@ export function createPostgresDb(
         }
       });
     },
+    lockKey(space, key) {
+      return keyLocks.lock(space, key);
+    },
     async close() {
+      await keyLocks.close();
       await pool.end();
     },
   };

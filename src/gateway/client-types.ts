@@ -15,18 +15,20 @@ import type { BillingAddress, Customer } from './input.js';
  * - unknown or another shop's parent_uid (HTTP 404): rejects with `ApiError` of code `not_found`;
  * - no answer in time (an HTTP client timeout, or HTTP 504): rejects with `GatewayTimeout`. The outcome
  *   is unknown: query by tracking_id before charging again (see GatewayTimeout);
+ * - sent with an idempotency key that an earlier request still holds (HTTP 409): rejects with
+ *   `GatewayInFlight`, which is no answer at all, and never a refusal;
  * - a processed transaction, whatever its status (successful, failed, incomplete, error, pending),
  *   resolves: the caller reads `status`, `message` and, for `incomplete`, `redirect_url`.
  */
 export interface GatewayClient {
-  payment(request: ChargeRequest): Promise<TransactionAnswer>;
-  authorization(request: ChargeRequest): Promise<TransactionAnswer>;
-  capture(request: CaptureRequest): Promise<TransactionAnswer>;
-  void(request: VoidRequest): Promise<TransactionAnswer>;
-  refund(request: RefundRequest): Promise<TransactionAnswer>;
-  credit(request: CreditRequest): Promise<TransactionAnswer>;
+  payment(request: ChargeRequest, options?: SendOptions): Promise<TransactionAnswer>;
+  authorization(request: ChargeRequest, options?: SendOptions): Promise<TransactionAnswer>;
+  capture(request: CaptureRequest, options?: SendOptions): Promise<TransactionAnswer>;
+  void(request: VoidRequest, options?: SendOptions): Promise<TransactionAnswer>;
+  refund(request: RefundRequest, options?: SendOptions): Promise<TransactionAnswer>;
+  credit(request: CreditRequest, options?: SendOptions): Promise<TransactionAnswer>;
   /** `POST /credit_cards`: a new token for a full card, or new holder/expiry for an existing token. */
-  tokenize(request: TokenizeRequest): Promise<CardRecord>;
+  tokenize(request: TokenizeRequest, options?: SendOptions): Promise<CardRecord>;
   /** `GET /transactions/{uid}`; undefined when the shop has no such transaction. */
   query(uid: string): Promise<TransactionAnswer | undefined>;
   /** `GET /v2/transactions/tracking_id/{id}`: every match, the first first; empty when none. */
@@ -38,6 +40,17 @@ export interface GatewayClient {
    * Requests it refuses reject as payment() would.
    */
   planPayment?(request: ChargeRequest, known?: KnownCards): Promise<PlannedPayment | undefined>;
+}
+
+/** How a request that changes something is sent. */
+export interface SendOptions {
+  /**
+   * Over HTTP, sent as the Idempotency-Key header: the gateway answers a resend with the same key
+   * and request with its first answer for 24 hours (a 504 too, so a resend never charges again), and
+   * with 409 while the first is still being processed, which rejects with GatewayInFlight. Unused
+   * in-process, where a call cannot be lost on the way and is never resent.
+   */
+  idempotencyKey?: string;
 }
 
 /** `credit_card` of a request: the full card, or a token (with the CVC when the cardholder gave it). */

@@ -28,10 +28,11 @@ export type {
   CreditRequest,
   GatewayClient,
   RefundRequest,
+  SendOptions,
   TokenizeRequest,
   VoidRequest,
 } from './client-types.js';
-export { GatewayTimeout } from './errors.js';
+export { GatewayInFlight, GatewayTimeout } from './errors.js';
 
 const wire = (request: object) => ({ request: JSON.parse(JSON.stringify(request)) as unknown });
 
@@ -76,12 +77,38 @@ export class InProcessGatewayClient implements GatewayClient {
 }
 
 /**
+ * A call to a gateway on another server was asked for while the caller's store is a transaction view
+ * (`dbWithin`): the transaction would stay open for the whole round trip, and what the gateway did
+ * would not be recorded until it commits, or not at all should the process die first. Charge in
+ * steps instead: commit the claim, call the gateway with no transaction open, then record.
+ */
+export class RemoteCallInTransaction extends Error {
+  override readonly name = 'RemoteCallInTransaction';
+  constructor() {
+    super('a remote gateway call must not be made inside a transaction; commit the claim first');
+  }
+}
+
+export interface GatewayClientOptions {
+  /**
+   * Refuse (RemoteCallInTransaction) to make a remote client when `ctx.db` is a transaction view.
+   * On by default for a keyed request in the phased mode (`ctx.keyed`), which holds no transaction
+   * of its own, so a view there is one the verb opened. Off otherwise for now: the atomic mode still
+   * runs keyed routes inside its held transaction, and POST /subscriptions calls a remote gateway
+   * from there until it turns phased (docs/redesign-plan.md, increment 8b).
+   */
+  outsideTransaction?: boolean;
+}
+
+/**
  * The gateway client for a shop. In-process unless GATEWAY_URL names another server
  * (`config.gatewayRemote`): then over HTTP, as the shop, with the credential both deployments derive
  * from GATEWAY_TOKEN (service-credential.ts; loadConfig requires the token in that case).
  */
-export function gatewayClient(ctx: Ctx): GatewayClient {
+export function gatewayClient(ctx: Ctx, options: GatewayClientOptions = {}): GatewayClient {
   if (!ctx.config.gatewayRemote) return new InProcessGatewayClient(ctx);
+  const outside = options.outsideTransaction ?? ctx.keyed !== undefined;
+  if (outside && ctx.db.insideTransaction) throw new RemoteCallInTransaction();
   const token = ctx.config.gatewayToken;
   if (!token) throw new Error('GATEWAY_URL names another server, so GATEWAY_TOKEN must be set');
   return new HttpGatewayClient({

@@ -16,3 +16,21 @@ export class GatewayTimeout extends Error {
     );
   }
 }
+
+/**
+ * The gateway is still processing an earlier request sent with the same idempotency key (HTTP 409):
+ * not an answer, and above all not a refusal, so nothing may be failed or canceled on it. The outcome
+ * is unknown for now: send again later with the same key (the gateway then replays the first
+ * request's answer), or query by `trackingId`.
+ */
+export class GatewayInFlight extends Error {
+  override readonly name = 'GatewayInFlight';
+  constructor(
+    readonly idempotencyKey: string,
+    readonly trackingId: string | null,
+  ) {
+    super(
+      'The gateway is still processing a request with this idempotency key; its outcome is not known yet',
+    );
+  }
+}

@@ -8,10 +8,11 @@ import type {
   CreditRequest,
   GatewayClient,
   RefundRequest,
+  SendOptions,
   TokenizeRequest,
   VoidRequest,
 } from './client-types.js';
-import { GatewayTimeout } from './errors.js';
+import { GatewayInFlight, GatewayTimeout } from './errors.js';
 
 /**
  * GatewayClient over HTTP, for a deployment whose GATEWAY_URL is another server: the platform's
@@ -114,29 +115,30 @@ export class HttpGatewayClient implements GatewayClient {
     this.#shopId = options.shopId;
   }
 
-  payment(request: ChargeRequest) {
-    return this.#transaction('/transactions/payments', request);
+  payment(request: ChargeRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/payments', request, options);
   }
-  authorization(request: ChargeRequest) {
-    return this.#transaction('/transactions/authorizations', request);
+  authorization(request: ChargeRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/authorizations', request, options);
   }
-  capture(request: CaptureRequest) {
-    return this.#transaction('/transactions/captures', request);
+  capture(request: CaptureRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/captures', request, options);
   }
-  void(request: VoidRequest) {
-    return this.#transaction('/transactions/voids', request);
+  void(request: VoidRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/voids', request, options);
   }
-  refund(request: RefundRequest) {
-    return this.#transaction('/transactions/refunds', request);
+  refund(request: RefundRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/refunds', request, options);
   }
-  credit(request: CreditRequest) {
-    return this.#transaction('/transactions/credits', request);
+  credit(request: CreditRequest, options?: SendOptions) {
+    return this.#transaction('/transactions/credits', request, options);
   }
 
-  async tokenize(request: TokenizeRequest): Promise<CardRecord> {
-    const answer = await this.#call('POST', '/credit_cards', { request }, null);
+  async tokenize(request: TokenizeRequest, options?: SendOptions): Promise<CardRecord> {
+    const key = options?.idempotencyKey;
+    const answer = await this.#call('POST', '/credit_cards', { request }, null, key);
     if (answer.status !== 200 || !isObject(answer.body) || typeof answer.body.token !== 'string')
-      throw this.#failure(answer, null);
+      throw this.#failure(answer, null, key);
     return answer.body as unknown as CardRecord;
   }
 
@@ -154,15 +156,20 @@ export class HttpGatewayClient implements GatewayClient {
     return list as TransactionAnswer[];
   }
 
-  async #transaction(path: string, request: { tracking_id?: string }): Promise<TransactionAnswer> {
+  async #transaction(
+    path: string,
+    request: { tracking_id?: string },
+    options: SendOptions | undefined,
+  ): Promise<TransactionAnswer> {
     const trackingId = request.tracking_id ?? null;
-    return this.#transactionOf(await this.#call('POST', path, { request }, trackingId), trackingId);
+    const key = options?.idempotencyKey;
+    return this.#transactionOf(await this.#call('POST', path, { request }, trackingId, key), trackingId, key);
   }
 
-  #transactionOf(answer: Answer, trackingId: string | null): TransactionAnswer {
+  #transactionOf(answer: Answer, trackingId: string | null, key?: string): TransactionAnswer {
     const transaction = isObject(answer.body) ? answer.body.transaction : undefined;
     if (answer.status !== 200 || !isObject(transaction) || typeof transaction.uid !== 'string')
-      throw this.#failure(answer, trackingId);
+      throw this.#failure(answer, trackingId, key);
     return transaction as unknown as TransactionAnswer;
   }
 
@@ -171,6 +178,7 @@ export class HttpGatewayClient implements GatewayClient {
     path: string,
     body: unknown,
     trackingId: string | null,
+    idempotencyKey?: string,
   ): Promise<Answer> {
     try {
       const res = await this.#pool.request({
@@ -181,6 +189,7 @@ export class HttpGatewayClient implements GatewayClient {
           accept: 'application/json',
           'user-agent': 'kopek-gateway-client',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
         headersTimeout: this.#timeoutMs,
@@ -212,8 +221,12 @@ export class HttpGatewayClient implements GatewayClient {
     return isObject(answer.body) && isObject(response) && isObject(response.errors);
   }
 
-  #failure(answer: Answer, trackingId: string | null): Error {
+  #failure(answer: Answer, trackingId: string | null, idempotencyKey?: string): Error {
     const { status } = answer;
+    // With a key, 409 is the gateway's "still processing the first request with it": no answer yet,
+    // never a refusal. (Without one, a 409 is the request's own conflict, as in-process.)
+    if (status === 409 && idempotencyKey !== undefined)
+      return new GatewayInFlight(idempotencyKey, trackingId);
     if (status === 504) {
       // Kopek's gateway names the pending transaction; a proxy's 504 does not.
       const response = isObject(answer.body) ? (answer.body as Envelope).response : undefined;

@@ -27,6 +27,9 @@ import { tokenize, updateCardByToken } from './tokenize.js';
 // Another Kopek deployment may call them for a shop with its GATEWAY_TOKEN credential
 // (service-credential.ts).
 const config = { errorEnvelope: gatewayErrorBody, serviceCredential: true };
+// A charge's 504 is an answer with a pending transaction behind it: sent with an Idempotency-Key, it
+// is stored and replayed like any other, so a resend is told the same instead of charging again.
+const chargeConfig = { ...config, timeoutIsAnswer: true };
 const tags = ['gateway'];
 
 /**
@@ -57,8 +60,10 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/transactions/credits', 'Credit: send money to a card', credit],
   ] as const;
   for (const [url, summary, verb] of charges) {
-    app.post(url, { config, schema: { tags, summary, body: ChargeBody, response } }, (request, reply) =>
-      transaction(reply, () => verb(ctxOf(request), request.body)),
+    app.post(
+      url,
+      { config: chargeConfig, schema: { tags, summary, body: ChargeBody, response } },
+      (request, reply) => transaction(reply, () => verb(ctxOf(request), request.body)),
     );
   }
 
@@ -68,8 +73,10 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ['/transactions/refunds', 'Refund a payment or capture; reason required', refund],
   ] as const;
   for (const [url, summary, verb] of children) {
-    app.post(url, { config, schema: { tags, summary, body: ChildBody, response } }, (request, reply) =>
-      transaction(reply, () => verb(ctxOf(request), request.body)),
+    app.post(
+      url,
+      { config: chargeConfig, schema: { tags, summary, body: ChildBody, response } },
+      (request, reply) => transaction(reply, () => verb(ctxOf(request), request.body)),
     );
   }
 

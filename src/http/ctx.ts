@@ -12,13 +12,17 @@ export function servicesOf(request: FastifyRequest): Services {
   return { ...services, db, log: request.log };
 }
 
-/** The verb context of an authenticated request, on the shop's own clock (a test shop's test clock). */
+/**
+ * The verb context of an authenticated request, on the shop's own clock (a test shop's test clock).
+ * A keyed request in the phased mode brings its recovery (`keyed`).
+ */
 export function ctxOf(request: FastifyRequest): Ctx {
   const services = request.server.services;
   const shop = shopOf(request);
   // One object per request, built directly: this runs on every API call.
   const db = request.keyedTx?.held.db ?? services.db;
-  return { ...services, db, log: request.log, clock: shopClock(services.clock, shop), shop };
+  const keyed = request.keyedRun?.keyed;
+  return { ...services, db, log: request.log, clock: shopClock(services.clock, shop), shop, keyed };
 }
 
 /** The public address of the API, for building links such as `Link: rel="next"`. */

@@ -45,7 +45,9 @@ export function wakingStore(db: Db, wake: DeliveryWake): Db {
   });
   return {
     kind: db.kind,
+    ...(db.insideTransaction ? { insideTransaction: true as const } : {}),
     close: () => db.close(),
+    lockKey: (space, key) => db.lockKey(space, key),
     async query<R>(q: string | Statement, params?: readonly unknown[]) {
       const rows = await db.query<R>(q, params);
       if (wakes(q)) wake.notify();

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
+import { holdTransaction } from '../../src/db/held.js';
 import { createPostgresDb, retryTransient, TRANSIENT_ATTEMPTS } from '../../src/db/postgres.js';
 import { sharedStoreUrl } from '../fresh-store.js';
 import { openTestDb } from '../harness.js';
@@ -240,6 +241,110 @@ describe.runIf(process.env.DATABASE_URL)('prepared statements on PostgreSQL', ()
 
   it('are not made with DATABASE_PREPARE=false (for poolers that cannot keep them)', async () => {
     expect(await preparedOn(false)).toEqual([]);
+  });
+});
+
+describe('Db.lockKey', () => {
+  // A space of its own, and keys of this process: the store is shared with other test files.
+  const SPACE = 727_099;
+  const k = (name: string) => `${process.pid}:${name}`;
+
+  it('holds a key until released, while other keys and spaces stay free', async () => {
+    const release = await db.lockKey(SPACE, k('a'));
+    expect(release).toBeTypeOf('function');
+    expect(await db.lockKey(SPACE, k('a'))).toBeUndefined();
+    const other = await db.lockKey(SPACE, k('b'));
+    const otherSpace = await db.lockKey(SPACE + 1, k('a'));
+    expect(other).toBeTypeOf('function');
+    expect(otherSpace).toBeTypeOf('function');
+    await release?.();
+    // A second release changes nothing, and the key is free again.
+    await release?.();
+    const again = await db.lockKey(SPACE, k('a'));
+    expect(again).toBeTypeOf('function');
+    for (const r of [again, other, otherSpace]) await r?.();
+  });
+
+  it('gives a key to exactly one of many takers at once', async () => {
+    const takers = await Promise.all(Array.from({ length: 8 }, () => db.lockKey(SPACE, k('race'))));
+    expect(takers.filter((t) => t !== undefined)).toHaveLength(1);
+    for (const t of takers) await t?.();
+  });
+
+  it('holds no transaction open while a key is held', async () => {
+    const release = await db.lockKey(SPACE, k('no-tx'));
+    try {
+      // On PGlite's single connection a held transaction would block this batch for good.
+      expect(await db.batch([{ sql: 'SELECT $1::int AS n', params: [3] }])).toEqual([[{ n: 3 }]]);
+    } finally {
+      await release?.();
+    }
+  });
+
+  it('is refused inside a transaction view, which is marked as one', async () => {
+    const held = await holdTransaction(db);
+    try {
+      expect(held.db.insideTransaction).toBe(true);
+      expect(db.insideTransaction).toBeUndefined();
+      await expect(held.db.lockKey(SPACE, k('inside'))).rejects.toThrow(/not inside a transaction/);
+    } finally {
+      await held.end(false);
+    }
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('Db.lockKey on PostgreSQL', () => {
+  const SPACE = 727_099;
+  const k = (name: string) => `${process.pid}:${name}`;
+
+  it('keeps other processes out, and frees the key when its holder dies', async () => {
+    // Another process's store: its own pool and its own lock session.
+    const other = createPostgresDb(sharedStoreUrl() as string, 2);
+    try {
+      const release = await other.lockKey(SPACE, k('cross'));
+      expect(release).toBeTypeOf('function');
+      expect(await db.lockKey(SPACE, k('cross'))).toBeUndefined();
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted`,
+        [SPACE],
+      );
+      expect(row?.n).toBeGreaterThanOrEqual(1);
+    } finally {
+      // The holder goes away without releasing (as a killed process would): its connection closes.
+      await other.close();
+    }
+    let mine: (() => Promise<void>) | undefined;
+    for (let i = 0; i < 100 && !mine; i++) {
+      mine = await db.lockKey(SPACE, k('cross'));
+      if (!mine) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(mine).toBeTypeOf('function');
+    await mine?.();
+  });
+
+  it('takes the lock again after its session was lost', async () => {
+    const one = createPostgresDb(sharedStoreUrl() as string, 1);
+    try {
+      const first = await one.lockKey(SPACE, k('lost'));
+      expect(first).toBeTypeOf('function');
+      // End every session holding locks of this space for this key: the lock session dies.
+      await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = $1 AND objid = hashtext($2)::oid AND granted`,
+        [SPACE, k('lost')],
+      );
+      await first?.();
+      let again: (() => Promise<void>) | undefined;
+      for (let i = 0; i < 100 && !again; i++) {
+        again = await one.lockKey(SPACE, k('lost')).catch(() => undefined);
+        if (!again) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(again).toBeTypeOf('function');
+      await again?.();
+    } finally {
+      await one.close();
+    }
   });
 });
 

@@ -123,12 +123,18 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** A local HTTP server that answers every request with `answer`, or never when it is undefined. */
-export async function fakeGateway(
-  answer?: (res: import('node:http').ServerResponse) => void,
-): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+export async function fakeGateway(answer?: (res: import('node:http').ServerResponse) => void): Promise<{
+  url: string;
+  requests: () => number;
+  /** The headers of the last request. */
+  headers: () => import('node:http').IncomingHttpHeaders | undefined;
+  close: () => Promise<void>;
+}> {
   let count = 0;
+  let last: import('node:http').IncomingHttpHeaders | undefined;
   const server = createServer((req, res) => {
     count++;
+    last = req.headers;
     req.resume();
     if (answer) answer(res);
   });
@@ -136,6 +142,7 @@ export async function fakeGateway(
   return {
     url: `http://127.0.0.1:${port}`,
     requests: () => count,
+    headers: () => last,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { GatewayTimeout } from '../../src/gateway/client.js';
+import { ApiError } from '../../src/core/errors.js';
+import { GatewayInFlight, GatewayTimeout } from '../../src/gateway/client.js';
 import { closeGatewayPools, GatewayHttpError, HttpGatewayClient } from '../../src/gateway/http-client.js';
 import { order, rejection } from './helpers.js';
 import { fakeGateway, freePort } from './http-client-process.js';
@@ -59,6 +60,39 @@ describe('the HTTP client when the answer is not a result', () => {
       expect(err).toMatchObject({ trackingId: 'lost-2', uid: undefined });
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('sends the Idempotency-Key it is given, and reads a 409 then as "in flight", never a refusal', async () => {
+    const busy = await fakeGateway((res) => {
+      res.writeHead(409, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          response: {
+            message: 'A request with this Idempotency-Key is still being processed; retry later.',
+            errors: { base: ['A request with this Idempotency-Key is still being processed; retry later'] },
+          },
+        }),
+      );
+    });
+    try {
+      const client = new HttpGatewayClient(options(busy.url));
+      const keyed = await rejection(
+        client.payment(order({ tracking_id: 'busy-1' }), { idempotencyKey: 'kopek-charge:busy-1' }),
+      );
+      expect(busy.headers()?.['idempotency-key']).toBe('kopek-charge:busy-1');
+      expect(keyed).toBeInstanceOf(GatewayInFlight);
+      expect(keyed).not.toBeInstanceOf(ApiError);
+      expect(keyed).toMatchObject({ idempotencyKey: 'kopek-charge:busy-1', trackingId: 'busy-1' });
+      const token = await rejection(client.tokenize({ token: 'x' }, { idempotencyKey: 'kopek-card:k' }));
+      expect(token).toBeInstanceOf(GatewayInFlight);
+      // Without a key no header goes, and a 409 is the request's own conflict, as in-process.
+      const plain = await rejection(client.payment(order()));
+      expect(busy.headers()?.['idempotency-key']).toBeUndefined();
+      expect(plain).toBeInstanceOf(ApiError);
+      expect((plain as ApiError).code).toBe('conflict');
+    } finally {
+      await busy.close();
     }
   });
 

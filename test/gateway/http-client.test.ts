@@ -186,6 +186,47 @@ describe('gatewayClient(ctx) with GATEWAY_URL on another server', () => {
   });
 });
 
+describe('an Idempotency-Key sent to the gateway deployment', () => {
+  it('makes a resend answer the first transaction, and the card is charged once', async () => {
+    const client = gatewayClient(ctx);
+    const request = order();
+    const key = `kopek-charge:${request.tracking_id}`;
+    const first = await client.payment(request, { idempotencyKey: key });
+    expect(first.status).toBe('successful');
+    // Without the key this resend would be a second payment (declined as a duplicate).
+    const again = await client.payment(request, { idempotencyKey: key });
+    expect(again).toEqual(first);
+    expect(await client.queryByTrackingId(request.tracking_id as string)).toEqual([first]);
+  });
+
+  it("keeps the gateway's 504 under the key: a resend is the same GatewayTimeout, not a second charge", async () => {
+    const client = gatewayClient(ctx);
+    const request = order({ credit_card: card(KOPEK_CARDS.timeout) });
+    const key = `kopek-charge:${request.tracking_id}`;
+    const first = await rejection(client.payment(request, { idempotencyKey: key }));
+    expect(first).toBeInstanceOf(GatewayTimeout);
+    const uid = (first as GatewayTimeout).uid;
+    expect(uid).toEqual(expect.any(String));
+    const again = await rejection(client.payment(request, { idempotencyKey: key }));
+    expect(again).toBeInstanceOf(GatewayTimeout);
+    expect(again).toMatchObject({ uid, trackingId: request.tracking_id });
+    // The pending transaction the 504 named was kept, and it is the only one.
+    const found = await client.queryByTrackingId(request.tracking_id as string);
+    expect(found.map((t) => [t.uid, t.status])).toEqual([[uid, 'pending']]);
+  });
+
+  it('answers a refusal sent with a key as a refusal, again on a resend', async () => {
+    const client = gatewayClient(ctx);
+    const bad = order({ amount: -1 });
+    const key = `kopek-charge:${bad.tracking_id}`;
+    const first = await rejection(client.payment(bad, { idempotencyKey: key }));
+    const again = await rejection(client.payment(bad, { idempotencyKey: key }));
+    expect(first).toBeInstanceOf(ApiError);
+    expect(again).toBeInstanceOf(ApiError);
+    expect(again).toMatchObject({ code: 'validation', errors: (first as ApiError).errors });
+  });
+});
+
 describe('a subscription on the API deployment, charged by the gateway deployment', () => {
   it('is created with the card tokenized remotely, and settles after the remote 3-D Secure page', async () => {
     const auth = `Basic ${Buffer.from(`${gw.shopId}:${gw.secret}`).toString('base64')}`;
