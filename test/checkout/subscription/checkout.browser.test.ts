@@ -19,7 +19,7 @@ beforeAll(async () => {
   kit = await startBrowserKit();
   shop = await newShop(kit.h);
   threeDsShop = await newShop(kit.h, { threeDs: true });
-}, 60_000);
+});
 
 afterAll(async () => {
   await kit?.stop();
