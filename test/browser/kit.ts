@@ -22,7 +22,16 @@ import { endpointOf } from './broker.js';
  *   await kit.withPage(fn, { clock: true });       // the page's timers wait for page.clock.runFor
  *   await kit.screenshot(page, 'product-paid');   // test-artifacts/screenshots/<name>.png
  *   await kit.stop();                             // in afterAll
+ *
+ * The test files of one worker share one kit (as they share the harness): building and starting an
+ * app costs seconds on a loaded machine, and no browser test needs an app of its own. Each test works
+ * as its own shop and finds its own arrivals at the shop site by their ids, so what other files left
+ * there (logs, hits) changes nothing; the log checks only get stricter. A kit with settings of its
+ * own (`startBrowserKit(env)`) is the file's alone and is closed by its stop().
  */
+
+/** How long a page's action or wait may take before it fails (vitest's test timeout is 120 s). */
+export const PAGE_TIMEOUT_MS = 90_000;
 
 export const SCREENSHOTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 
@@ -116,7 +125,18 @@ async function stopClock(context: BrowserContext): Promise<void> {
   await context.clock.pauseAt(Date.now() + 10_000);
 }
 
+let shared: Promise<BrowserKit> | undefined;
+
 export async function startBrowserKit(env: Record<string, string> = {}): Promise<BrowserKit> {
+  if (Object.keys(env).length > 0) return launchKit(env, { own: true });
+  shared ??= launchKit({}, { own: false }).catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
+  return shared;
+}
+
+async function launchKit(env: Record<string, string>, { own }: { own: boolean }): Promise<BrowserKit> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const h = await harness();
   const port = await freePort();
@@ -140,6 +160,11 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
   const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
   await app.listen({ port, host: '127.0.0.1' });
   const site = await startShopSite();
+  if (!own) {
+    // The worker's kit lives as long as the worker: its servers must not keep the worker from ending.
+    app.server.unref();
+    site.server.unref();
+  }
   // The run's one Chromium; this file's pages live in contexts of their own.
   const browser = await chromium.connect(await endpointOf(inject('browserBroker')));
 
@@ -158,7 +183,11 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
       });
       try {
         if (options.clock) await stopClock(context);
-        return await fn(await context.newPage(), context);
+        const page = await context.newPage();
+        // Guards against a hung page, not measures: a loaded machine running several pages at once
+        // may take far longer than Playwright's 30 s default, and the test's own timeout is longer.
+        page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+        return await fn(page, context);
       } finally {
         await context.close();
       }
@@ -185,6 +214,8 @@ export async function startBrowserKit(env: Record<string, string> = {}): Promise
       return { status: res.status, body: parsed as any };
     },
     async stop() {
+      // The worker's kit stays for the worker's next file; each withPage closed its own context.
+      if (!own) return;
       await browser.close();
       await app.close();
       await new Promise((resolve) => site.server.close(resolve));

@@ -41,7 +41,7 @@ export async function fillCard(page: Page, number: string = CARDS.approved) {
 
 /** Waits until the browser reaches the shop's site, and answers the query it arrived with. */
 export async function arrivedAtShop(kit: BrowserKit, page: Page): Promise<URLSearchParams> {
-  await page.waitForURL((url) => url.href.startsWith(kit.shopSite.url), { timeout: 20_000 });
+  await page.waitForURL((url) => url.href.startsWith(kit.shopSite.url));
   const landed = new URL(page.url());
   // The shop's server got the buyer with that query (its later hits may be the browser's favicon).
   const hit = kit.shopSite.hits.find((h) => h.pathname === landed.pathname && h.search === landed.search);

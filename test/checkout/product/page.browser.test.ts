@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followRefresh, keepServedPages, refreshTarget } from '../../browser/continue.js';
+import { followRefresh, holdArrival, keepServedPages, refreshTarget } from '../../browser/continue.js';
 import { type BrowserKit, startBrowserKit } from '../../browser/kit.js';
 import { newShop, type TestShop } from '../../harness.js';
 import { arrivedAtShop, fillCard, product, stopAndCheck, watchPolicy } from './browser.js';
@@ -39,6 +39,7 @@ describe('the page itself', () => {
       async (page) => {
         watchPolicy(page, violations);
         const served = keepServedPages(page);
+        const release = await holdArrival(page, kit.shopSite.url);
         await page.goto(p.pay_url);
         expect(await page.getAttribute('html', 'lang')).toBe('ru');
         expect(await page.locator('.test-banner').textContent()).toContain('Тестовый режим');
@@ -54,6 +55,7 @@ describe('the page itself', () => {
         const refresh = await refreshTarget(served, kit.base);
         expect(await page.locator('h1').textContent()).toBe('Оплата прошла успешно');
         await kit.screenshot(page, 'product-ru-success');
+        release();
         await followRefresh(page, refresh);
         await arrivedAtShop(kit, page);
       },
@@ -66,6 +68,8 @@ describe('the page itself', () => {
     await kit.withPage(
       async (page) => {
         const served = keepServedPages(page);
+        // The browser leaves for the shop by itself after 3 s; it arrives once the page is checked.
+        const release = await holdArrival(page, kit.shopSite.url);
         await page.goto(p.pay_url);
         await fillCard(page);
         await page.getByRole('button', { name: /Pay/ }).click();
@@ -73,6 +77,7 @@ describe('the page itself', () => {
         // The suite's one real wait for a refresh: without scripts the browser goes on by itself.
         const target = await refreshTarget(served, kit.base);
         await kit.screenshot(page, 'product-no-js-success');
+        release();
         const query = await arrivedAtShop(kit, page);
         expect(page.url()).toBe(target);
         expect(query.get('status')).toBe('successful');

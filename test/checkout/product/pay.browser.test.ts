@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { followRefresh, keepServedPages, refreshTarget } from '../../browser/continue.js';
+import { followRefresh, holdArrival, keepServedPages, refreshTarget } from '../../browser/continue.js';
 import { type BrowserKit, startBrowserKit } from '../../browser/kit.js';
 import { newShop, type TestShop } from '../../harness.js';
 import { arrivedAtShop, fillCard, product, stopAndCheck, watchPolicy } from './browser.js';
@@ -12,7 +12,8 @@ import { CARDS } from './helpers.js';
  * page.browser.test.ts.
  *
  * A result page continues to the shop after 3 s by its `<meta http-equiv="refresh">`: these tests
- * check that tag and follow it at once (followRefresh); page.browser waits for one for real.
+ * check that tag and follow it at once (followRefresh); page.browser waits for one for real. Until then
+ * the way to the shop is held (holdArrival), so the result page cannot leave before it is checked.
  */
 
 let kit: BrowserKit;
@@ -36,6 +37,7 @@ describe('paying a product', () => {
     await kit.withPage(async (page) => {
       watchPolicy(page, violations);
       const served = keepServedPages(page);
+      const release = await holdArrival(page, kit.shopSite.url);
       await page.goto(p.pay_url);
       expect(await page.locator('h1').textContent()).toBe('Green tea');
       expect(await page.locator('.money').first().textContent()).toBe('12.90 EUR');
@@ -51,6 +53,7 @@ describe('paying a product', () => {
       const refresh = await refreshTarget(served, kit.base);
       expect(await page.locator('h1').textContent()).toBe('Payment successful');
       await kit.screenshot(page, 'product-pay-success');
+      release();
       await followRefresh(page, refresh);
       const query = await arrivedAtShop(kit, page);
       expect(query.get('ref')).toBe('7');
@@ -94,12 +97,14 @@ describe('paying a product', () => {
     await kit.withPage(async (page) => {
       watchPolicy(page, violations);
       const served = keepServedPages(page);
+      const release = await holdArrival(page, kit.shopSite.url);
       await page.goto(p.pay_url);
       await fillCard(page, CARDS.declined);
       await page.getByRole('button', { name: /Pay/ }).click();
       await page.waitForSelector('h1[data-result="declined"]');
       const refresh = await refreshTarget(served, kit.base);
       await kit.screenshot(page, 'product-declined');
+      release();
       await followRefresh(page, refresh);
       const query = await arrivedAtShop(kit, page);
       expect(query.get('status')).toBe('failed');
@@ -155,6 +160,7 @@ describe('3-D Secure through a product payment', () => {
       await kit.withPage(async (page) => {
         watchPolicy(page, violations);
         const served = keepServedPages(page);
+        const release = await holdArrival(page, kit.shopSite.url);
         await page.goto(p.pay_url);
         await fillCard(page, CARDS.challenge);
         await page.getByRole('button', { name: /Pay/ }).click();
@@ -166,6 +172,7 @@ describe('3-D Secure through a product payment', () => {
         await page.waitForSelector(`h1[data-result="${kind}"]`);
         const refresh = await refreshTarget(served, kit.base);
         await kit.screenshot(page, `product-3ds-${outcome}`);
+        release();
         await followRefresh(page, refresh);
         const query = await arrivedAtShop(kit, page);
         expect(query.get('status')).toBe(outcome === 'passed' ? 'successful' : 'failed');

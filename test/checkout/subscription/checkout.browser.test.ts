@@ -19,7 +19,7 @@ beforeAll(async () => {
   kit = await startBrowserKit();
   shop = await newShop(kit.h);
   threeDsShop = await newShop(kit.h, { threeDs: true });
-}, 60_000);
+});
 
 afterAll(async () => {
   await kit?.stop();
@@ -59,7 +59,7 @@ describe('subscription checkout in the browser', () => {
         expect(await page.textContent('.receipt')).toContain('Welcome to Gold');
         await kit.screenshot(page, 'subscription-checkout-paid');
         await runScriptedContinue(page);
-        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
+        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url));
       },
       { clock: true },
     );
@@ -178,7 +178,7 @@ describe('subscription checkout in the browser', () => {
         await page.waitForSelector('h1.ok');
         await kit.screenshot(page, 'ctp-checkout-paid');
         await runScriptedContinue(page);
-        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url), { timeout: 10_000 });
+        await page.waitForURL((u) => u.href.startsWith(kit.shopSite.url));
       },
       { clock: true },
     );
