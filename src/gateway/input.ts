@@ -129,7 +129,7 @@ export function parseCharge(
   const amount = f.integer('amount', { required: true, exclusiveMin: 0 });
   const currency = f.currency('currency', { required: true });
   const description = f.string('description', { required: true, max: 255 });
-  const trackingId = f.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const language = f.language('language') ?? 'en';
   const returnUrl = f.url('return_url') ?? null;
   const notificationUrl = f.url('notification_url') ?? null;
@@ -188,7 +188,7 @@ export function parseChild(request: Record<string, unknown>, kind: ChildKind): C
   const parentUid = f.string('parent_uid', { required: true, max: 64 });
   const amount = f.integer('amount', { required: kind !== 'void', exclusiveMin: 0 });
   const reason = kind === 'refund' ? f.string('reason', { required: true, max: 255 }) : undefined;
-  const trackingId = f.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const duplicateCheck = f.boolean('duplicate_check') ?? true;
   errors.throwIfAny();
   return { parentUid: parentUid as string, amount, reason: reason ?? null, trackingId, duplicateCheck };

@@ -102,7 +102,7 @@ export function parseCheckout(body: unknown, versionHeader: unknown, now: Date):
   const amount = o.integer('amount', tokenization ? { min: 0 } : { required: true, exclusiveMin: 0 }) ?? 0;
   const currency = o.currency('currency', { required: true });
   const description = o.string('description', { required: true, max: 255 });
-  const trackingId = o.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = o.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const expiredAt = o.string('expired_at', { max: 64 });
   let expiresAt: Date | null = null;
   if (expiredAt !== undefined) {
