@@ -1,3 +1,4 @@
+import { isCalendarDate } from '../calendar/iso-instant.js';
 import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../core/rules.js';
@@ -69,7 +70,7 @@ function customerOf(f: Fields): Customer | null {
   const email = c.string('email', { max: 254 });
   if (email !== undefined) c.check('email', isEmail(email));
   const birth = c.string('birth_date', { max: 10 });
-  if (birth !== undefined) c.check('birth_date', /^\d{4}-\d{2}-\d{2}$/.test(birth), 'must be YYYY-MM-DD');
+  if (birth !== undefined) c.check('birth_date', isCalendarDate(birth), 'must be YYYY-MM-DD');
   return {
     ip: ip ?? null,
     email: email ?? null,

@@ -51,7 +51,7 @@ function assertProductId(id: string): void {
 
 export async function createProduct(ctx: Ctx, input: Record<string, unknown>): Promise<Product> {
   const errors = new ErrorCollector();
-  const data = validateProduct(input, ctx.shop.id, errors);
+  const data = validateProduct(input, ctx.shop.id, errors, ctx.clock.now());
   errors.throwIfAny();
   const row = await insertProduct(ctx.db, ctx.shop.id, newId('prd'), data, ctx.clock.now());
   return toProduct(row, ctx.config);
@@ -95,7 +95,10 @@ export async function updateProduct(ctx: Ctx, id: string, patch: Record<string, 
     const stored = await findProductForUpdate(tx, ctx.shop.id, id);
     if (!stored) throw ApiError.notFound();
     const errors = new ErrorCollector();
-    const data = validateProduct(mergeUpdate(stored, patch), ctx.shop.id, errors);
+    // A new expiry must lie ahead; the stored one, sent back unchanged with the rest, may have passed.
+    const newExpiry = typeof patch.expired_at === 'string' && patch.expired_at !== stored.expired_at;
+    const now = newExpiry ? ctx.clock.now() : null;
+    const data = validateProduct(mergeUpdate(stored, patch), ctx.shop.id, errors, now);
     errors.throwIfAny();
     await updateProductRow(tx, ctx.shop.id, id, data, ctx.clock.now());
   });

@@ -1,3 +1,4 @@
+import { isCalendarDate, parseInstant } from '../../calendar/iso-instant.js';
 import { ApiError, ErrorCollector } from '../../core/errors.js';
 import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../../core/rules.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
@@ -6,9 +7,6 @@ import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
 
 export const TRANSACTION_TYPES = ['payment', 'authorization', 'tokenization'] as const;
 export type CtpTransactionType = (typeof TRANSACTION_TYPES)[number];
-
-/** The longest a checkout may wait for its buyer: a link nobody can pay for a year is a mistake. */
-const MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
 export interface CtpOrder {
   amount: number;
@@ -66,7 +64,7 @@ function customerOf(f: Fields): Record<string, string> | null {
   if (out.ip !== undefined) c.check('ip', isIpAddress(out.ip));
   if (out.country !== undefined) c.check('country', isCountry(out.country));
   if (out.birth_date !== undefined)
-    c.check('birth_date', /^\d{4}-\d{2}-\d{2}$/.test(out.birth_date), 'must be YYYY-MM-DD');
+    c.check('birth_date', isCalendarDate(out.birth_date), 'must be YYYY-MM-DD');
   return out;
 }
 
@@ -106,12 +104,11 @@ export function parseCheckout(body: unknown, versionHeader: unknown, now: Date):
   const expiredAt = o.string('expired_at', { max: 64 });
   let expiresAt: Date | null = null;
   if (expiredAt !== undefined) {
-    const at = new Date(expiredAt);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(expiredAt) || Number.isNaN(at.getTime()))
+    // Any future instant, as the platform takes it: offsets as Z, +hh:mm or +hhmm (decisions.md).
+    const at = parseInstant(expiredAt);
+    if (at === undefined)
       o.check('expired_at', false, 'must be an ISO 8601 date and time, e.g. 2026-05-01T12:00:00+03:00');
     else if (at.getTime() <= now.getTime()) o.check('expired_at', false, 'must be in the future');
-    else if (at.getTime() - now.getTime() > MAX_LIFETIME_MS)
-      o.check('expired_at', false, 'must be within a year');
     else expiresAt = at;
   }
   const additionalData = o.object('additional_data') ?? {};

@@ -1,3 +1,4 @@
+import { isCalendarDate } from '../../calendar/iso-instant.js';
 import { isCountry, isEmail } from '../../core/rules.js';
 import type { PageLang } from '../../pages/lang.js';
 import { productTexts } from './texts.js';
@@ -67,14 +68,6 @@ export type BuyerErrors = Partial<Record<BuyerField, string>>;
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
-function realDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
-}
-
 /**
  * Reads and checks the posted buyer fields: each listed one is required and checked for its kind
  * (e-mail, phone, a real birth date in the past, a known country, a US ZIP or a US/CA state code when
@@ -104,7 +97,7 @@ export function readBuyerFields(
   check('phone', (v) => /^\+?[\d\s().-]+$/.test(v) && (v.match(/\d/g) ?? []).length >= 5, t.errPhone);
   check(
     'birth_date',
-    (v) => realDate(v) && v >= '1900-01-01' && v <= today.toISOString().slice(0, 10),
+    (v) => isCalendarDate(v) && v >= '1900-01-01' && v <= today.toISOString().slice(0, 10),
     t.errBirthDate,
   );
   check('country', isCountry, t.errCountry);
