@@ -1,7 +1,8 @@
 import { isCalendarDate } from '../calendar/iso-instant.js';
 import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
+import { checkAddress } from '../core/address.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../core/rules.js';
+import { Fields, isEmail, isIpAddress, Msg } from '../core/rules.js';
 
 /** Request parsing of the gateway verbs: the protocol's `request` object into checked values. */
 
@@ -84,16 +85,21 @@ function billingAddressOf(f: Fields): BillingAddress | null {
   if (!body) return null;
   const b = new Fields(body, f.errors, ['billing_address']);
   const text = (name: string, max = 255) => b.string(name, { max }) ?? null;
-  const country = b.string('country', { max: 2 });
-  if (country !== undefined) b.check('country', isCountry(country));
+  // The shared address rules: the country in any case, a real state or province for the US and
+  // Canada, kept in upper case. The gateway never refused a state elsewhere, nor a zip: neither does it now.
+  const place: Record<string, string | undefined> = {
+    country: b.string('country', { max: 2 }),
+    state: b.string('state', { max: 32 }),
+  };
+  checkAddress(b, place);
   return {
     first_name: text('first_name'),
     last_name: text('last_name'),
     address: text('address'),
-    country: country ?? null,
+    country: place.country ?? null,
     city: text('city'),
     zip: text('zip', 16),
-    state: text('state', 32),
+    state: place.state ?? null,
     phone: text('phone', 32),
   };
 }

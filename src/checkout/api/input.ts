@@ -1,6 +1,7 @@
 import { isCalendarDate, parseInstant } from '../../calendar/iso-instant.js';
+import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector } from '../../core/errors.js';
-import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../../core/rules.js';
+import { Fields, isEmail, isIpAddress, Msg } from '../../core/rules.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
 
 /** `POST /ctp/api/checkouts`: the platform's `checkout` object, checked field by field. */
@@ -62,7 +63,7 @@ function customerOf(f: Fields): Record<string, string> | null {
   }
   if (out.email !== undefined) c.check('email', isEmail(out.email));
   if (out.ip !== undefined) c.check('ip', isIpAddress(out.ip));
-  if (out.country !== undefined) c.check('country', isCountry(out.country));
+  checkAddress(c, out);
   if (out.birth_date !== undefined)
     c.check('birth_date', isCalendarDate(out.birth_date), 'must be YYYY-MM-DD');
   return out;

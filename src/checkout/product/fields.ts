@@ -1,4 +1,5 @@
 import { isCalendarDate } from '../../calendar/iso-instant.js';
+import { addressProblems } from '../../core/address.js';
 import { isCountry, isEmail } from '../../core/rules.js';
 import type { PageLang } from '../../pages/lang.js';
 import { productTexts } from './texts.js';
@@ -100,10 +101,15 @@ export function readBuyerFields(
     (v) => isCalendarDate(v) && v >= '1900-01-01' && v <= today.toISOString().slice(0, 10),
     t.errBirthDate,
   );
-  check('country', isCountry, t.errCountry);
-  const country = errors.country ? undefined : values.country;
-  if (country === 'US') check('zip', (v) => /^\d{5}(-\d{4})?$/.test(v), t.errUsZip);
-  if (country === 'US' || country === 'CA') check('state', (v) => /^[A-Z]{2}$/.test(v), t.errState);
+  // The same address rules as the API's (core/address.ts), worded for the buyer.
+  const problems = addressProblems({
+    country: errors.country ? undefined : values.country,
+    state: errors.state ? undefined : values.state,
+    zip: errors.zip ? undefined : values.zip,
+  });
+  if (problems.has('country')) errors.country = t.errCountry;
+  if (problems.has('zip')) errors.zip = t.errUsZip;
+  if (problems.has('state')) errors.state = t.errState;
   return { values, errors };
 }
 
