@@ -4,11 +4,10 @@
  * are the contract's field errors (decisions.md, Error bodies).
  */
 import { DateTime, Duration } from 'luxon';
+import { LAST_YEAR, readInstant } from '../calendar/iso-instant.js';
 import { ErrorCollector } from '../core/errors.js';
 
 const MAX_TEXT = 64;
-// The store and JavaScript keep later dates, but a target past year 9999 is a typo, never a test.
-const LAST_YEAR = 9999;
 
 export const AdvanceMsg = {
   oneOf: 'Give exactly one of to (an ISO 8601 instant) or by (an ISO 8601 duration such as P1M)',
@@ -28,13 +27,17 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * The instant named by `to`. One without an offset (`2027-01-31`, `2027-01-31T09:00`) is read on
- * the shop's wall clock, which is what a shop testing "the first of the month" means.
+ * The instant named by `to`, in the shared reading of instants. One without an offset
+ * (`2027-01-31`, `2027-01-31T09:00`) is read on the shop's wall clock, which is what a shop testing
+ * "the first of the month" means. The reason, when it is not an instant Kopek takes.
  */
-function instantOf(value: unknown, timeZone: string): DateTime | undefined {
+function instantOf(value: unknown, timeZone: string, now: Date): DateTime | string {
   const t = text(value);
-  const at = t === undefined ? undefined : DateTime.fromISO(t, { zone: timeZone });
-  return at?.isValid ? at : undefined;
+  const read = t === undefined ? undefined : readInstant(t, { dateAlone: 'start-of-day', timeZone });
+  if (!read || (!read.ok && read.reason === 'format')) return AdvanceMsg.instant;
+  // Before the year 1 is before the shop's clock too.
+  if (!read.ok) return read.after ? AdvanceMsg.tooFar : AdvanceMsg.forward(now.toISOString());
+  return DateTime.fromJSDate(read.at, { zone: timeZone });
 }
 
 /**
@@ -63,8 +66,7 @@ export function advanceTarget(body: unknown, now: Date, timeZone: string): Date 
   }
   const field = isGiven(input.to) ? 'to' : 'by';
   const start = DateTime.fromJSDate(now, { zone: timeZone });
-  const target =
-    field === 'to' ? (instantOf(input.to, timeZone) ?? AdvanceMsg.instant) : plusDuration(input.by, start);
+  const target = field === 'to' ? instantOf(input.to, timeZone, now) : plusDuration(input.by, start);
   if (typeof target === 'string') errors.add(field, target);
   else if (!target.isValid || target.toUTC().year > LAST_YEAR) errors.add(field, AdvanceMsg.tooFar);
   else if (target.toMillis() <= now.getTime()) errors.add(field, AdvanceMsg.forward(now.toISOString()));

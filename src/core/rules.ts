@@ -99,6 +99,17 @@ export class Fields {
     return v;
   }
 
+  /**
+   * Text, or an integer JSON number taken as its decimal text: shops written in PHP send their order
+   * id (a tracking_id) as a number. Fractions, numbers beyond 2^53 (no longer exact) and other
+   * types read "must be a string", as any text field.
+   */
+  textOrInteger(field: string, opts: { max?: number } = {}): string | undefined {
+    const v = this.body[field];
+    if (typeof v === 'number') return Number.isSafeInteger(v) ? String(v) : this.fail(field, Msg.notString);
+    return this.string(field, opts);
+  }
+
   boolean(field: string): boolean | undefined {
     const v = this.body[field];
     if (!isPresent(v)) return undefined;

@@ -2,8 +2,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type TSchema, Type } from 'typebox';
 import { isIsoCurrency, isKnownCurrency } from '../money/currencies.js';
+import { isCountryCode } from './address.js';
 import type { ErrorCollector } from './errors.js';
-import { isCountry, isEmail, isHttpUrl, isIpAddress } from './rules.js';
+import { isEmail, isHttpUrl, isIpAddress } from './rules.js';
 import { type FieldInfo, type FieldMessage, fieldMessages, NUMERIC_STRING } from './schema-errors.js';
 
 /**
@@ -28,7 +29,7 @@ addFormats.default(ajv);
 // Kopek's own readings of the standard formats, and its own formats; the schema names them.
 ajv.addFormat('email', isEmail);
 ajv.addFormat('ip', isIpAddress);
-ajv.addFormat('country', isCountry);
+ajv.addFormat('country', isCountryCode);
 ajv.addFormat('http-url', isHttpUrl);
 ajv.addFormat('currency', isKnownCurrency);
 ajv.addFormat('iso-currency', isIsoCurrency);

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
+import { AddressMsg, addressProblems, hasStates, stateMessage } from '../core/address.js';
 import { enforced, withRules } from '../core/schema-check.js';
 import { MESSAGES } from '../core/schema-errors.js';
 import { Nullable, OptionalText, Text } from '../http/schemas.js';
-
-const US_ZIP = /^\d{5}(-\d{4})?$/;
 
 /**
  * A customer, given alone (`POST /customers`) or inside a subscription. The schema states every
@@ -17,7 +16,13 @@ export const CustomerInput = enforced(
       address: OptionalText({ maxLength: 255 }),
       city: OptionalText({ maxLength: 255 }),
       country: Type.Optional(
-        Nullable(Type.String({ maxLength: 2, format: 'country', description: 'ISO 3166-1 alpha-2' })),
+        Nullable(
+          Type.String({
+            maxLength: 2,
+            format: 'country',
+            description: 'ISO 3166-1 alpha-2, in any case; kept in upper case',
+          }),
+        ),
       ),
       zip: OptionalText({ maxLength: 16, description: 'NNNNN or NNNNN-NNNN when country is US' }),
       state: Type.Optional(
@@ -25,7 +30,8 @@ export const CustomerInput = enforced(
           Type.String({
             maxLength: 2,
             pattern: '^[A-Za-z]{2}$',
-            description: 'Two letters; only when country is US or CA',
+            description:
+              'Only when country is US or CA: the code of a US state, DC or territory, or of a Canadian province or territory, in any case; kept in upper case',
             [MESSAGES]: { pattern: 'must be two letters' },
           }),
         ),
@@ -36,22 +42,17 @@ export const CustomerInput = enforced(
     }),
     (customer, check) => {
       const { country, zip, state } = customer;
-      if (
-        check.passed('zip') &&
-        typeof zip === 'string' &&
-        zip !== '' &&
-        country === 'US' &&
-        !US_ZIP.test(zip)
-      )
-        check.add('zip', 'must be NNNNN or NNNNN-NNNN for the US');
-      if (
-        check.passed('state') &&
-        typeof state === 'string' &&
-        state !== '' &&
-        country !== 'US' &&
-        country !== 'CA'
-      )
-        check.add('state', 'is allowed only when country is US or CA');
+      const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+      // The shared address rules (core/address.ts), on the fields the schema let through.
+      const problems = addressProblems({
+        country: check.passed('country') ? text(country) : undefined,
+        state: check.passed('state') ? text(state) : undefined,
+        zip: check.passed('zip') ? text(zip) : undefined,
+      });
+      if (problems.has('zip')) check.add('zip', AddressMsg.usZip);
+      if (problems.has('state')) check.add('state', stateMessage(String(country)));
+      if (check.passed('state') && text(state) !== undefined && !hasStates(text(country)))
+        check.add('state', AddressMsg.stateOnlyUsCa);
     },
   ),
 );

@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import { addressCode } from '../core/address.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import type { ListParams } from '../core/paging.js';
 import { checkBody } from '../core/schema-check.js';
@@ -43,6 +44,8 @@ export function toCustomer(r: CustomerRow): Customer {
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** Country and state codes are taken in any case and kept as ISO and the postal services write them. */
+const upper = (v: string | null): string | null => (v === null ? null : addressCode(v));
 
 /**
  * Checks customer data against its schema (also when it arrives inside a subscription or a payment
@@ -60,9 +63,9 @@ export function validateCustomer(
     last_name: text(body.last_name),
     address: text(body.address),
     city: text(body.city),
-    country: text(body.country),
+    country: upper(text(body.country)),
     zip: text(body.zip),
-    state: text(body.state),
+    state: upper(text(body.state)),
     phone: text(body.phone),
     email: text(body.email) ?? '',
     ip: text(body.ip) ?? '',

@@ -31,7 +31,7 @@ export interface GatewayClient {
   tokenize(request: TokenizeRequest, options?: SendOptions): Promise<CardRecord>;
   /** `GET /transactions/{uid}`; undefined when the shop has no such transaction. */
   query(uid: string): Promise<TransactionAnswer | undefined>;
-  /** `GET /v2/transactions/tracking_id/{id}`: every match, the first first; empty when none. */
+  /** `GET /v2/transactions/tracking_id/{id}`: the 10 newest matches, newest first; empty when none. */
   queryByTrackingId(trackingId: string): Promise<TransactionAnswer[]>;
   /**
    * Only a gateway in this process, on this store, has it: decides a payment (with a full card, which

@@ -1,6 +1,8 @@
+import { isCalendarDate } from '../calendar/iso-instant.js';
 import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
+import { checkAddress } from '../core/address.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../core/rules.js';
+import { Fields, isEmail, isIpAddress, Msg } from '../core/rules.js';
 
 /** Request parsing of the gateway verbs: the protocol's `request` object into checked values. */
 
@@ -69,7 +71,7 @@ function customerOf(f: Fields): Customer | null {
   const email = c.string('email', { max: 254 });
   if (email !== undefined) c.check('email', isEmail(email));
   const birth = c.string('birth_date', { max: 10 });
-  if (birth !== undefined) c.check('birth_date', /^\d{4}-\d{2}-\d{2}$/.test(birth), 'must be YYYY-MM-DD');
+  if (birth !== undefined) c.check('birth_date', isCalendarDate(birth), 'must be YYYY-MM-DD');
   return {
     ip: ip ?? null,
     email: email ?? null,
@@ -83,16 +85,21 @@ function billingAddressOf(f: Fields): BillingAddress | null {
   if (!body) return null;
   const b = new Fields(body, f.errors, ['billing_address']);
   const text = (name: string, max = 255) => b.string(name, { max }) ?? null;
-  const country = b.string('country', { max: 2 });
-  if (country !== undefined) b.check('country', isCountry(country));
+  // The shared address rules: the country in any case, a real state or province for the US and
+  // Canada, kept in upper case. The gateway never refused a state elsewhere, nor a zip: neither does it now.
+  const place: Record<string, string | undefined> = {
+    country: b.string('country', { max: 2 }),
+    state: b.string('state', { max: 32 }),
+  };
+  checkAddress(b, place);
   return {
     first_name: text('first_name'),
     last_name: text('last_name'),
     address: text('address'),
-    country: country ?? null,
+    country: place.country ?? null,
     city: text('city'),
     zip: text('zip', 16),
-    state: text('state', 32),
+    state: place.state ?? null,
     phone: text('phone', 32),
   };
 }
@@ -129,7 +136,7 @@ export function parseCharge(
   const amount = f.integer('amount', { required: true, exclusiveMin: 0 });
   const currency = f.currency('currency', { required: true });
   const description = f.string('description', { required: true, max: 255 });
-  const trackingId = f.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const language = f.language('language') ?? 'en';
   const returnUrl = f.url('return_url') ?? null;
   const notificationUrl = f.url('notification_url') ?? null;
@@ -188,7 +195,7 @@ export function parseChild(request: Record<string, unknown>, kind: ChildKind): C
   const parentUid = f.string('parent_uid', { required: true, max: 64 });
   const amount = f.integer('amount', { required: kind !== 'void', exclusiveMin: 0 });
   const reason = kind === 'refund' ? f.string('reason', { required: true, max: 255 }) : undefined;
-  const trackingId = f.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const duplicateCheck = f.boolean('duplicate_check') ?? true;
   errors.throwIfAny();
   return { parentUid: parentUid as string, amount, reason: reason ?? null, trackingId, duplicateCheck };

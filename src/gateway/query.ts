@@ -30,12 +30,32 @@ export async function getTransaction(ctx: Ctx, uid: string): Promise<Transaction
   return toAnswer(await current(ctx, row), ctx.config.gatewayUrl);
 }
 
-/** `GET /v2/transactions/tracking_id/{tracking_id}`: every match, oldest (the first) first; maybe none. */
+/** At most this many matches answer a query by tracking_id, as the platform answers. */
+export const TRACKING_ID_MATCHES = 10;
+
+/**
+ * `GET /v2/transactions/tracking_id/{tracking_id}`: the newest matches (up to 10), newest first;
+ * maybe none. The same list for the in-process client and over HTTP.
+ */
 export async function transactionsByTrackingId(ctx: Ctx, trackingId: string): Promise<TransactionAnswer[]> {
-  const rows = (await findByTrackingId(ctx.db, ctx.shop.id, trackingId)).filter((r) =>
-    GATEWAY_TYPES.has(r.type),
+  const rows = await findByTrackingId(
+    ctx.db,
+    ctx.shop.id,
+    trackingId,
+    [...GATEWAY_TYPES],
+    TRACKING_ID_MATCHES,
   );
   const answers: TransactionAnswer[] = [];
   for (const row of rows) answers.push(toAnswer(await current(ctx, row), ctx.config.gatewayUrl));
   return answers;
+}
+
+/**
+ * `GET /transactions/tracking_id/{tracking_id}` (no /v2): the newest match alone, as the platform's
+ * Ruby client reads it; none is "Record not found".
+ */
+export async function newestByTrackingId(ctx: Ctx, trackingId: string): Promise<TransactionAnswer> {
+  const [row] = await findByTrackingId(ctx.db, ctx.shop.id, trackingId, [...GATEWAY_TYPES], 1);
+  if (!row) throw ApiError.notFound();
+  return toAnswer(await current(ctx, row), ctx.config.gatewayUrl);
 }

@@ -7,7 +7,7 @@ import { authorize, credit, pay } from './charge.js';
 import { capture, refund, voidAuthorization } from './children.js';
 import { asSentence, gatewayErrorBody } from './error-body.js';
 import { GatewayTimeout } from './errors.js';
-import { getTransaction, transactionsByTrackingId } from './query.js';
+import { getTransaction, newestByTrackingId, transactionsByTrackingId } from './query.js';
 import {
   CardRecordSchema,
   CardUpdateBody,
@@ -130,23 +130,36 @@ export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ({ transaction: await getTransaction(ctxOf(request), request.params.uid) }),
   );
 
-  // The platform's clients call both forms of the query by tracking_id: one answer for both.
-  for (const url of ['/v2/transactions/tracking_id/:tracking_id', '/transactions/tracking_id/:tracking_id']) {
-    const alias = url.startsWith('/v2/') ? '' : ' (alias of /v2/transactions/tracking_id)';
-    app.get(
-      url,
-      {
-        config,
-        schema: {
-          tags,
-          summary: `Every transaction with this tracking_id, the first first${alias}`,
-          params: Type.Object({ tracking_id: Type.String() }),
-          response: { 200: TransactionsEnvelope, ...gatewayErrors },
-        },
+  // The platform's clients call both forms of the query by tracking_id and read different answers:
+  // the PHP client a list at /v2, the Ruby client one transaction without it (decisions.md).
+  app.get(
+    '/v2/transactions/tracking_id/:tracking_id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The newest transactions with this tracking_id (up to 10), newest first; maybe none',
+        params: Type.Object({ tracking_id: Type.String() }),
+        response: { 200: TransactionsEnvelope, ...gatewayErrors },
       },
-      async (request) => ({
-        transactions: await transactionsByTrackingId(ctxOf(request), request.params.tracking_id),
-      }),
-    );
-  }
+    },
+    async (request) => ({
+      transactions: await transactionsByTrackingId(ctxOf(request), request.params.tracking_id),
+    }),
+  );
+  app.get(
+    '/transactions/tracking_id/:tracking_id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The newest transaction with this tracking_id; 404 "Record not found" when none',
+        params: Type.Object({ tracking_id: Type.String() }),
+        response: { 200: TransactionEnvelope, ...gatewayErrors },
+      },
+    },
+    async (request) => ({
+      transaction: await newestByTrackingId(ctxOf(request), request.params.tracking_id),
+    }),
+  );
 };

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FreeObject, Nullable } from '../http/schemas.js';
+import { FreeObject, Nullable, TrackingId } from '../http/schemas.js';
 
 /** The gateway protocol's bodies, for the OpenAPI document and the serializer. */
 
@@ -25,7 +25,7 @@ const ChargeRequest = Type.Object({
   amount: WholeNumber('Minor units, greater than 0'),
   currency: Type.String({ description: 'ISO 4217 alpha-3, or BTC, ETH, USDT, USDC' }),
   description: Type.String({ maxLength: 255 }),
-  tracking_id: Type.Optional(Type.String({ maxLength: 255 })),
+  tracking_id: Type.Optional(TrackingId),
   language: Type.Optional(Type.String({ default: 'en' })),
   return_url: Type.Optional(
     Type.String({ format: 'uri', description: 'Where the cardholder returns after 3-D Secure' }),
@@ -52,7 +52,7 @@ export const ChildBody = Type.Object({
     parent_uid: Str,
     amount: Type.Optional(WholeNumber('Minor units; required except for a void')),
     reason: Type.Optional(Type.String({ maxLength: 255, description: 'Required for a refund' })),
-    tracking_id: Type.Optional(Type.String({ maxLength: 255 })),
+    tracking_id: Type.Optional(TrackingId),
     duplicate_check: Type.Optional(
       Type.Boolean({ description: 'Refunds: declines the same parent and amount within 30 s' }),
     ),

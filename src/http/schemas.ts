@@ -56,3 +56,18 @@ export const WholeNumber = (options: Parameters<typeof Type.Integer>[0] = {}) =>
     // Beyond 2^53 a number is no longer exact; a maximum of the field's own reads as any maximum.
     ...(options.maximum === undefined ? { [MESSAGES]: { maximum: 'is too large' } } : {}),
   });
+
+/**
+ * A tracking_id as requests give it: text, or an integer number (PHP shops send their order id so),
+ * which is kept as its decimal text (decisions.md). Answers always carry the text.
+ */
+export const TrackingId = Type.Union(
+  [
+    Type.String({ maxLength: 255 }),
+    Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  ],
+  {
+    description:
+      "The shop's own id of the order, at most 255 characters; an integer is kept as its decimal text",
+  },
+);

@@ -286,15 +286,21 @@ export async function lockTransaction(
   return row;
 }
 
-/** Every transaction of a shop with this tracking_id, oldest first (the first match first). */
+/**
+ * The newest `limit` transactions of a shop with this tracking_id and one of `types`, newest first:
+ * the platform answers a query by tracking_id with its latest matches.
+ */
 export function findByTrackingId(
   db: Queryable,
   shopId: number,
   trackingId: string,
+  types: readonly string[],
+  limit: number,
 ): Promise<TransactionRow[]> {
   return db.query<TransactionRow>(
-    'SELECT * FROM transactions WHERE shop_id = $1 AND tracking_id = $2 ORDER BY seq',
-    [shopId, trackingId],
+    `SELECT * FROM transactions WHERE shop_id = $1 AND tracking_id = $2 AND type = ANY($3::text[])
+      ORDER BY seq DESC LIMIT $4`,
+    [shopId, trackingId, [...types], limit],
   );
 }
 

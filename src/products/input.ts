@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { parseInstant } from '../calendar/iso-instant.js';
 import type { ErrorCollector } from '../core/errors.js';
 import { LANGUAGES, Msg } from '../core/rules.js';
 import { addFormat, checkBody, enforced, withRules } from '../core/schema-check.js';
@@ -57,41 +58,12 @@ export interface ProductData {
   extra: Record<string, unknown>;
 }
 
-const EXPIRY =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?(Z|([+-])(\d{2}):(\d{2})))?$/;
-
-function daysInMonth(year: number, month: number): number {
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-}
-
 /**
- * `YYYY-MM-DDThh:mm:ssTZD` (TZD is Z, +hh:mm or -hh:mm) or a date alone, which means the end of
- * that day in UTC. Fractional seconds are accepted too, because `Date.toISOString()` writes them.
- * Returns undefined for anything else, including dates the calendar does not have (Feb 30).
+ * `YYYY-MM-DDThh:mm:ssTZD` (TZD is Z, +hh:mm or +hhmm) or a date alone, which means the end of
+ * that day in UTC; the years 1–9999 and the days the calendar has (the shared reading of dates).
  */
-export function parseExpiry(text: string): Date | undefined {
-  const m = EXPIRY.exec(text);
-  if (!m) return undefined;
-  const n = (i: number) => Number(m[i] ?? 0);
-  const [year, month, day] = [n(1), n(2), n(3)];
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  const at = new Date(0);
-  if (m[4] === undefined) {
-    at.setUTCFullYear(year, month - 1, day);
-    at.setUTCHours(23, 59, 59, 999);
-    return at;
-  }
-  const [hour, minute, second] = [n(4), n(5), n(6)];
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  const [offsetHours, offsetMinutes] = [n(10), n(11)];
-  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-  const millis = Number((m[7] ?? '0').padEnd(3, '0'));
-  at.setUTCFullYear(year, month - 1, day);
-  at.setUTCHours(hour, minute, second, millis);
-  const sign = m[9] === '-' ? -1 : 1;
-  return new Date(at.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000);
-}
+export const parseExpiry = (text: string): Date | undefined =>
+  parseInstant(text, { dateAlone: 'end-of-day-utc' });
 
 addFormat('product-expiry', (text) => parseExpiry(text) !== undefined);
 
@@ -134,7 +106,8 @@ export const ProductInput = enforced(
         Type.String({
           maxLength: 64,
           format: 'product-expiry',
-          description: 'YYYY-MM-DDThh:mm:ssTZD or YYYY-MM-DD (end of that day, UTC)',
+          description:
+            'YYYY-MM-DDThh:mm:ssTZD (TZD: Z, +hh:mm or +hhmm) or YYYY-MM-DD (end of that day, UTC); in the future, years 1–9999',
         }),
       ),
       return_url: optional(
@@ -175,14 +148,22 @@ const flag = (v: unknown, otherwise: boolean): boolean => (typeof v === 'boolean
 /**
  * Checks a whole product (a create request, or a stored product with an update laid over it)
  * against ProductInput and the shop, and returns it normalised. Every broken rule is recorded in
- * `errors`; the data is meaningful only when nothing was recorded.
+ * `errors`; the data is meaningful only when nothing was recorded. `newExpiryAfter` is the shop's
+ * now when the request gives an expiry (it must lie after it), null when it keeps the stored one.
  */
 export function validateProduct(
   body: Record<string, unknown>,
   shopId: number,
   errors: ErrorCollector,
+  newExpiryAfter: Date | null,
 ): ProductData {
-  checkBody(ProductInput, body, errors);
+  const valid = checkBody(ProductInput, body, errors);
+  // A product that expires before anyone could pay for it is a mistake; a stored one that has
+  // expired since may still be edited (its other fields), so only an expiry given now is checked.
+  if (valid && newExpiryAfter && typeof body.expired_at === 'string') {
+    const at = parseExpiry(body.expired_at);
+    if (at && at.getTime() <= newExpiryAfter.getTime()) errors.add('expired_at', 'must be in the future');
+  }
   if (present(body.shop_id) && !shopIdMatches(body.shop_id, shopId)) errors.add('shop_id', Msg.invalid);
   // `visible` is the platform's other name for the field.
   const visible = present(body.visible_fields) ? body.visible_fields : body.visible;

@@ -56,7 +56,7 @@ function inShopMode(ctx: Ctx, data: ProductData): ProductData {
 
 export async function createProduct(ctx: Ctx, input: Record<string, unknown>): Promise<Product> {
   const errors = new ErrorCollector();
-  const data = inShopMode(ctx, validateProduct(input, ctx.shop.id, errors));
+  const data = inShopMode(ctx, validateProduct(input, ctx.shop.id, errors, ctx.clock.now()));
   errors.throwIfAny();
   const row = await insertProduct(ctx.db, ctx.shop.id, newId('prd'), data, ctx.clock.now());
   return toProduct(row, ctx.config);
@@ -100,7 +100,10 @@ export async function updateProduct(ctx: Ctx, id: string, patch: Record<string, 
     const stored = await findProductForUpdate(tx, ctx.shop.id, id);
     if (!stored) throw ApiError.notFound();
     const errors = new ErrorCollector();
-    const data = inShopMode(ctx, validateProduct(mergeUpdate(stored, patch), ctx.shop.id, errors));
+    // A new expiry must lie ahead; the stored one, sent back unchanged with the rest, may have passed.
+    const newExpiry = typeof patch.expired_at === 'string' && patch.expired_at !== stored.expired_at;
+    const now = newExpiry ? ctx.clock.now() : null;
+    const data = inShopMode(ctx, validateProduct(mergeUpdate(stored, patch), ctx.shop.id, errors, now));
     errors.throwIfAny();
     await updateProductRow(tx, ctx.shop.id, id, data, ctx.clock.now());
   });

@@ -93,7 +93,7 @@ export async function checkSubscriptionInput(
 ): Promise<SubscriptionInput> {
   const errors = new ErrorCollector();
   const f = new Fields(body, errors);
-  const trackingId = f.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const deviceId = f.string('device_id', { max: 255 }) ?? null;
   const returnUrl = f.url('return_url') ?? null;
   const notificationUrl = f.url('notification_url') ?? null;

@@ -5,7 +5,7 @@ import { parseListQuery } from '../core/paging.js';
 import { CustomerInput } from '../customers/schemas.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { page } from '../http/pagination.js';
-import { errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
+import { errorResponses, FreeObject, IdParams, Nullable, TrackingId } from '../http/schemas.js';
 import { PlanInput, PlanSchema } from '../plans/schemas.js';
 import { CancelInput } from './input.js';
 import { SUBSCRIPTION_STATES } from './repository.js';
@@ -111,7 +111,7 @@ const SubscriptionInput = Type.Object({
       token: Type.Optional(Str),
     }),
   ),
-  tracking_id: Type.Optional(Type.String({ maxLength: 255 })),
+  tracking_id: Type.Optional(TrackingId),
   device_id: Type.Optional(Str),
   return_url: Type.Optional(Str),
   notification_url: Type.Optional(Str),

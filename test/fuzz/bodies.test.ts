@@ -52,6 +52,45 @@ const PRODUCT_FIELDS = [
 const validCustomer = { email: 'jane@example.com', ip: '203.0.113.7' };
 const validProduct = { name: 'Fuzz', description: 'A product', currency: 'USD', amount: 100, language: 'en' };
 
+/**
+ * Dates at the edges of the one reading of dates (src/calendar/iso-instant.ts): years 0, 9999,
+ * 10000 and negative ones, days the calendar has not, offsets of ±14:00 and beyond.
+ */
+const EDGE_DATES = [
+  '2030-01-31',
+  '2030-02-30T10:00:00+03:00',
+  '2030-02-30',
+  '2028-02-29T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '9999-12-31T23:59:59.999Z',
+  '9999-12-31',
+  '9999-12-31T23:59:59+14:00',
+  '9999-12-31T23:59:59-14:00',
+  '10000-01-01T00:00:00Z',
+  '+010000-01-01T00:00:00Z',
+  '+275760-09-13T00:00:00Z',
+  '+275760-09-14T00:00:00Z',
+  '0000-01-01',
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00+14:00',
+  '0001-01-01T00:00:00-14:00',
+  '-000001-01-01T00:00:00Z',
+  '-271821-04-20T00:00:00Z',
+  '2030-01-01T00:00:00+14:00',
+  '2030-01-01T00:00:00-14:00',
+  '2030-01-01T00:00:00+1400',
+  '2030-01-01T00:00:00+14:01',
+  '2030-01-01T00:00:00-23:59',
+  '2030-01-01T00:00:00+24:00',
+  '2030-12-31T00:21:46+0300',
+  '2030-01-01T24:00:00Z',
+  '2030-01-01T23:59:60Z',
+  '2030-01-01T00:00:00.123456789Z',
+  '2030-01-01T00:00:00',
+  '2030-01-01T00:00',
+  '2020-01-01T00:00:00Z',
+];
+
 /** Values near the edges the rules care about, plus anything at all. */
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue(),
@@ -86,10 +125,7 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
     '::1',
     'https://shop.example.com/done',
     'javascript:alert(1)',
-    '2030-01-31',
-    '2030-02-30T10:00:00+03:00',
-    '9999-12-31T23:59:59Z',
-    '0000-01-01',
+    ...EDGE_DATES,
     ['email', 'phone'],
     ['nope'],
     2 ** 53,
@@ -197,5 +233,82 @@ describe('fuzz: request bodies never cause a 5xx', { timeout: 180_000 }, () => {
       ),
       { numRuns: RUNS },
     );
+  });
+});
+
+/** A gateway-shaped answer (`{"response": {message, errors}}`), or the contract's plain one. */
+function expectAnyErrorShape(res: Sent, what: string): void {
+  expect(res.status, `${what} -> ${res.status} ${res.text.slice(0, 500)}`).toBeLessThan(500);
+  if (res.status >= 400) {
+    const body = res.body?.response ?? res.body;
+    expect(body, `${what} -> ${res.text.slice(0, 500)}`).toMatchObject({
+      message: expect.any(String),
+      errors: expect.any(Object),
+    });
+  }
+}
+
+const card = {
+  number: '4200000000000000',
+  verification_value: '123',
+  holder: 'JANE DOE',
+  exp_month: '12',
+  exp_year: '2035',
+};
+
+/** Every date field of every route, with a body valid but for it. */
+const DATE_FIELDS: [string, (api: Client, date: string) => Promise<Sent>][] = [
+  ['POST /products expired_at', (a, d) => a.post('/products', { ...validProduct, expired_at: d })],
+  ['PUT /products/:id expired_at', (a, d) => a.put(`/products/${productId}`, { expired_at: d })],
+  [
+    'POST /ctp/api/checkouts order.expired_at',
+    (a, d) =>
+      a.post('/ctp/api/checkouts', {
+        checkout: {
+          transaction_type: 'payment',
+          order: { amount: 100, currency: 'USD', description: 'Fuzz', expired_at: d },
+        },
+      }),
+  ],
+  [
+    'POST /ctp/api/checkouts customer.birth_date',
+    (a, d) =>
+      a.post('/ctp/api/checkouts', {
+        checkout: {
+          transaction_type: 'payment',
+          order: { amount: 100, currency: 'USD', description: 'Fuzz' },
+          customer: { birth_date: d },
+        },
+      }),
+  ],
+  [
+    'POST /transactions/payments customer.birth_date',
+    (a, d) =>
+      a.post('/transactions/payments', {
+        request: {
+          amount: 100,
+          currency: 'USD',
+          description: 'Fuzz',
+          credit_card: card,
+          duplicate_check: false,
+          customer: { ip: '203.0.113.7', email: 'jane@example.com', birth_date: d },
+        },
+      }),
+  ],
+];
+
+describe('fuzz: every date field at the edges of the calendar never causes a 5xx', {
+  timeout: 180_000,
+}, () => {
+  for (const [name, send] of DATE_FIELDS)
+    it(name, async () => {
+      for (const date of EDGE_DATES) expectAnyErrorShape(await send(api, date), `${name} ${date}`);
+    });
+
+  it('POST /test_clock/advance to', async () => {
+    // A shop of its own: a valid date moves its clock, to the year 9999 at most.
+    const own = client(h, await newShop(h));
+    for (const date of EDGE_DATES)
+      expectClientAnswer(await own.post('/test_clock/advance', { to: date }), `advance to ${date}`);
   });
 });

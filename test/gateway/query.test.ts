@@ -29,7 +29,7 @@ describe('query by uid', () => {
 });
 
 describe('query by tracking_id', () => {
-  it('answers every match, the first first', async () => {
+  it('answers at /v2 every match, the newest first', async () => {
     const a = (await g.pay({ tracking_id: 'q-1' })).body.transaction;
     const b = (await g.authorize({ tracking_id: 'q-1' })).body.transaction;
     const c = (await g.send('/transactions/captures', { parent_uid: b.uid, amount: 100, tracking_id: 'q-1' }))
@@ -38,8 +38,15 @@ describe('query by tracking_id', () => {
     await (await gatewayShop()).pay({ tracking_id: 'q-1' });
     const res = await g.api.get('/v2/transactions/tracking_id/q-1');
     expect(res.status).toBe(200);
-    expect(res.body.transactions.map((t: { uid: string }) => t.uid)).toEqual([a.uid, b.uid, c.uid]);
-    expect(res.body.transactions[0]).toEqual(a);
+    expect(res.body.transactions.map((t: { uid: string }) => t.uid)).toEqual([c.uid, b.uid, a.uid]);
+    expect(res.body.transactions[2]).toEqual(a);
+  });
+
+  it('answers at /v2 the 10 newest matches only', async () => {
+    const uids: string[] = [];
+    for (let i = 0; i < 12; i++) uids.push((await g.pay({ tracking_id: 'q-many' })).body.transaction.uid);
+    const res = await g.api.get('/v2/transactions/tracking_id/q-many');
+    expect(res.body.transactions.map((t: { uid: string }) => t.uid)).toEqual(uids.slice(2).reverse());
   });
 
   it('answers an empty list when nothing matches', async () => {
@@ -61,24 +68,36 @@ describe('query by tracking_id', () => {
     const res = await g.api.get(`/v2/transactions/tracking_id/${encodeURIComponent(long)}`);
     expect(res.status).toBe(200);
     expect(res.body.transactions.map((t: { uid: string }) => t.uid)).toEqual([paid.uid]);
+    const v1 = await g.api.get(`/transactions/tracking_id/${encodeURIComponent(long)}`);
+    expect(v1.body).toEqual({ transaction: paid });
   });
 
-  it("answers the same at /transactions/tracking_id/{id}, the path the platform's clients call", async () => {
-    const a = (await g.pay({ tracking_id: 'q-v1' })).body.transaction;
+  it("answers the newest match as `transaction` at /transactions/tracking_id/{id}, as the platform's Ruby client reads it", async () => {
+    await g.pay({ tracking_id: 'q-v1' });
+    const newest = (await g.pay({ tracking_id: 'q-v1' })).body.transaction;
     await (await gatewayShop()).pay({ tracking_id: 'q-v1' });
     const v1 = await g.api.get('/transactions/tracking_id/q-v1');
     expect(v1.status).toBe(200);
-    expect(v1.body).toEqual({ transactions: [a] });
-    expect(v1.body).toEqual((await g.api.get('/v2/transactions/tracking_id/q-v1')).body);
-    expect((await g.api.get('/transactions/tracking_id/nothing-here')).body).toEqual({ transactions: [] });
+    expect(v1.body).toEqual({ transaction: newest });
+    expect(v1.body.transaction).toEqual(
+      (await g.api.get('/v2/transactions/tracking_id/q-v1')).body.transactions[0],
+    );
+    const none = await g.api.get('/transactions/tracking_id/nothing-here');
+    expect(none.status).toBe(404);
+    expect(none.body).toEqual(notFound);
   });
 
   it("answers another shop's tracking_id as none, and asks for credentials", async () => {
     await (await gatewayShop()).pay({ tracking_id: 'q-theirs' });
-    expect((await g.api.get('/transactions/tracking_id/q-theirs')).body).toEqual({ transactions: [] });
-    const anonymous = await client(g.h, undefined).get('/transactions/tracking_id/q-theirs');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body.response.errors.base).toHaveLength(1);
+    expect((await g.api.get('/v2/transactions/tracking_id/q-theirs')).body).toEqual({ transactions: [] });
+    const theirs = await g.api.get('/transactions/tracking_id/q-theirs');
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual(notFound);
+    for (const path of ['/transactions/tracking_id/q-theirs', '/v2/transactions/tracking_id/q-theirs']) {
+      const anonymous = await client(g.h, undefined).get(path);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body.response.errors.base).toHaveLength(1);
+    }
   });
 });
 

@@ -91,14 +91,18 @@ describe('transaction ledger', () => {
     expect((await historyOf(h.db, t.uid)).map((e) => e.status)).toEqual(['pending', 'successful']);
   });
 
-  it('finds every transaction of a tracking id, first match first', async () => {
+  it('finds the newest transactions of a tracking id, newest first, as many as asked', async () => {
     const a = payment(shop.shop.id, { tracking_id: 'dup-track' });
     const b = payment(shop.shop.id, { tracking_id: 'dup-track' });
     await h.db.tx(async (tx) => {
       await insertTransaction(tx, a, h.clock.now());
       await insertTransaction(tx, b, h.clock.now());
     });
-    const found = await findByTrackingId(h.db, shop.shop.id, 'dup-track');
-    expect(found.map((r) => r.uid)).toEqual([a.uid, b.uid]);
+    const found = await findByTrackingId(h.db, shop.shop.id, 'dup-track', ['payment'], 10);
+    expect(found.map((r) => r.uid)).toEqual([b.uid, a.uid]);
+    expect(
+      (await findByTrackingId(h.db, shop.shop.id, 'dup-track', ['payment'], 1)).map((r) => r.uid),
+    ).toEqual([b.uid]);
+    expect(await findByTrackingId(h.db, shop.shop.id, 'dup-track', ['refund'], 10)).toEqual([]);
   });
 });

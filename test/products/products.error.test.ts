@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Client, client, harness, newShop, type TestShop } from '../harness.js';
+import { type Client, client, type Harness, harness, newShop, type TestShop, withClock } from '../harness.js';
 
+let h: Harness;
 let me: TestShop;
 let api: Client;
 
 beforeAll(async () => {
-  const h = await harness();
+  h = await harness();
   me = await newShop(h);
   api = client(h, me);
 });
@@ -148,9 +149,15 @@ describe('products: create validation', () => {
     '2026-01-01T10:00:00',
     '2026-01-01 10:00:00Z',
     '2026-01-01T10:00:00+2:00',
-    '2026-01-01T10:00:00+0200',
     '2026-01-01T10:00:00+02:60',
-    '2026-01-01T10:00Z',
+    '0000-01-01T00:00:00Z',
+    '0000-01-01',
+    '10000-01-01T00:00:00Z',
+    '+010000-01-01T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59-14:00',
+    '2030-01-01T00:00:00+14:01',
+    '2030-01-01T00:00:00-15:00',
     'tomorrow',
     '01/02/2026',
   ])('refuses expired_at %s', async (expired_at) => {
@@ -294,5 +301,39 @@ describe('products: update errors', () => {
     const res = await api.put(`/products/${created.body.id}`, '"amount"');
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({ base: ['Request body must be a JSON object'] });
+  });
+});
+
+describe('products: an expiry already past', () => {
+  it.each(['2020-01-01', '2026-01-15T09:59:59Z', '2026-01-15T12:59:59+03:00'])(
+    'refuses expired_at %s on create, on both stores alike',
+    async (expired_at) => {
+      const res = await withClock(h, '2026-01-15T10:00:00Z', () =>
+        api.post('/products', { ...valid, expired_at }),
+      );
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(fieldError('expired_at', 'must be in the future'));
+    },
+  );
+
+  it('refuses a new expiry already past on update, and keeps a stored one that has passed since', async () => {
+    const created = await withClock(h, '2026-01-15T10:00:00Z', () =>
+      api.post('/products', { ...valid, expired_at: '2026-01-16T00:00:00Z' }),
+    );
+    expect(created.status).toBe(201);
+    await withClock(h, '2026-02-01T00:00:00Z', async () => {
+      const past = await api.put(`/products/${created.body.id}`, { expired_at: '2026-01-20T00:00:00Z' });
+      expect(past.status).toBe(422);
+      expect(past.body).toEqual(fieldError('expired_at', 'must be in the future'));
+      // The whole product sent back, with its own (passed) expiry: the other fields still change.
+      const renamed = await api.put(`/products/${created.body.id}`, {
+        ...valid,
+        name: 'Renamed',
+        expired_at: '2026-01-16T00:00:00Z',
+      });
+      expect(renamed.status, renamed.text).toBe(204);
+      const later = await api.put(`/products/${created.body.id}`, { expired_at: '2026-03-01T00:00:00Z' });
+      expect(later.status, later.text).toBe(204);
+    });
   });
 });

@@ -1,14 +1,13 @@
+import { isCalendarDate, parseInstant } from '../../calendar/iso-instant.js';
+import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector } from '../../core/errors.js';
-import { Fields, isCountry, isEmail, isIpAddress, Msg } from '../../core/rules.js';
+import { Fields, isEmail, isIpAddress, Msg } from '../../core/rules.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
 
 /** `POST /ctp/api/checkouts`: the platform's `checkout` object, checked field by field. */
 
 export const TRANSACTION_TYPES = ['payment', 'authorization', 'tokenization'] as const;
 export type CtpTransactionType = (typeof TRANSACTION_TYPES)[number];
-
-/** The longest a checkout may wait for its buyer: a link nobody can pay for a year is a mistake. */
-const MAX_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
 export interface CtpOrder {
   amount: number;
@@ -64,9 +63,9 @@ function customerOf(f: Fields): Record<string, string> | null {
   }
   if (out.email !== undefined) c.check('email', isEmail(out.email));
   if (out.ip !== undefined) c.check('ip', isIpAddress(out.ip));
-  if (out.country !== undefined) c.check('country', isCountry(out.country));
+  checkAddress(c, out);
   if (out.birth_date !== undefined)
-    c.check('birth_date', /^\d{4}-\d{2}-\d{2}$/.test(out.birth_date), 'must be YYYY-MM-DD');
+    c.check('birth_date', isCalendarDate(out.birth_date), 'must be YYYY-MM-DD');
   return out;
 }
 
@@ -102,16 +101,15 @@ export function parseCheckout(body: unknown, versionHeader: unknown, now: Date):
   const amount = o.integer('amount', tokenization ? { min: 0 } : { required: true, exclusiveMin: 0 }) ?? 0;
   const currency = o.currency('currency', { required: true });
   const description = o.string('description', { required: true, max: 255 });
-  const trackingId = o.string('tracking_id', { max: 255 }) ?? null;
+  const trackingId = o.textOrInteger('tracking_id', { max: 255 }) ?? null;
   const expiredAt = o.string('expired_at', { max: 64 });
   let expiresAt: Date | null = null;
   if (expiredAt !== undefined) {
-    const at = new Date(expiredAt);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(expiredAt) || Number.isNaN(at.getTime()))
+    // Any future instant, as the platform takes it: offsets as Z, +hh:mm or +hhmm (decisions.md).
+    const at = parseInstant(expiredAt);
+    if (at === undefined)
       o.check('expired_at', false, 'must be an ISO 8601 date and time, e.g. 2026-05-01T12:00:00+03:00');
     else if (at.getTime() <= now.getTime()) o.check('expired_at', false, 'must be in the future');
-    else if (at.getTime() - now.getTime() > MAX_LIFETIME_MS)
-      o.check('expired_at', false, 'must be within a year');
     else expiresAt = at;
   }
   const additionalData = o.object('additional_data') ?? {};

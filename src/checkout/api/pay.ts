@@ -1,5 +1,6 @@
 import { validateCardInput } from '../../cards/validation.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
+import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
 import { Fields, isEmail } from '../../core/rules.js';
 import { dbWithin } from '../../db/held.js';
@@ -149,6 +150,8 @@ export function customerOf(row: CtpRow, posted: Record<string, unknown>, errors:
     if (v !== undefined) out[name] = v.trim();
   }
   if (visible.includes('email') && out.email !== undefined) f.check('email', isEmail(out.email));
+  // The same address rules as the API's (core/address.ts), on what the buyer typed.
+  checkAddress(f, out);
   return out;
 }
 

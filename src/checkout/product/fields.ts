@@ -1,3 +1,5 @@
+import { isCalendarDate } from '../../calendar/iso-instant.js';
+import { addressProblems } from '../../core/address.js';
 import { isCountry, isEmail } from '../../core/rules.js';
 import type { PageLang } from '../../pages/lang.js';
 import { productTexts } from './texts.js';
@@ -67,14 +69,6 @@ export type BuyerErrors = Partial<Record<BuyerField, string>>;
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 
-function realDate(value: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const d = new Date(Date.UTC(year, month - 1, day));
-  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
-}
-
 /**
  * Reads and checks the posted buyer fields: each listed one is required and checked for its kind
  * (e-mail, phone, a real birth date in the past, a known country, a US ZIP or a US/CA state code when
@@ -104,13 +98,18 @@ export function readBuyerFields(
   check('phone', (v) => /^\+?[\d\s().-]+$/.test(v) && (v.match(/\d/g) ?? []).length >= 5, t.errPhone);
   check(
     'birth_date',
-    (v) => realDate(v) && v >= '1900-01-01' && v <= today.toISOString().slice(0, 10),
+    (v) => isCalendarDate(v) && v >= '1900-01-01' && v <= today.toISOString().slice(0, 10),
     t.errBirthDate,
   );
-  check('country', isCountry, t.errCountry);
-  const country = errors.country ? undefined : values.country;
-  if (country === 'US') check('zip', (v) => /^\d{5}(-\d{4})?$/.test(v), t.errUsZip);
-  if (country === 'US' || country === 'CA') check('state', (v) => /^[A-Z]{2}$/.test(v), t.errState);
+  // The same address rules as the API's (core/address.ts), worded for the buyer.
+  const problems = addressProblems({
+    country: errors.country ? undefined : values.country,
+    state: errors.state ? undefined : values.state,
+    zip: errors.zip ? undefined : values.zip,
+  });
+  if (problems.has('country')) errors.country = t.errCountry;
+  if (problems.has('zip')) errors.zip = t.errUsZip;
+  if (problems.has('state')) errors.state = t.errState;
   return { values, errors };
 }
 

@@ -140,7 +140,13 @@ describe('paying a product', () => {
 
   it('shows sold out and expired products clearly', async () => {
     const soldOut = await product(kit, shop, { quantity: 0 });
-    const expired = await product(kit, shop, { expired_at: '2021-06-01T12:00:00+03:00' });
+    // An expiry given must lie ahead; this one has passed since (as the store would find it later).
+    const expired = await product(kit, shop, { expired_at: '2099-06-01T12:00:00+03:00' });
+    await kit.h.db.query(`UPDATE products SET expired_at = $1, expires_at = $2 WHERE id = $3`, [
+      '2021-06-01T12:00:00+03:00',
+      '2021-06-01T09:00:00Z',
+      expired.id,
+    ]);
     await kit.withPage(async (page) => {
       watchPolicy(page, violations);
       await page.goto(soldOut.pay_url);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, harness, newShop, type TestShop } from '../../harness.js';
+import { type Harness, harness, newShop, type TestShop, withClock } from '../../harness.js';
 import {
   CARDS,
   cardFields,
@@ -60,13 +60,16 @@ describe('links that name no payable product', () => {
     expect(page.html).toContain('Товар распродан');
     expect(page.html).toContain('class="test-banner"');
 
-    const expired = await makeProduct(h, shop, { expired_at: '2020-01-01T00:00:00+00:00' });
-    const gone = await getPage(h, pathOf(expired.pay_url));
-    expect(gone.status).toBe(410);
-    expect(gone.html).toContain('This offer has expired');
-
-    const immortal = await makeProduct(h, shop, { expired_at: '2020-01-01', immortal: true });
-    expect((await getPage(h, pathOf(immortal.pay_url))).status).toBe(200);
+    // An expiry must lie ahead when it is given: these expire a minute from now, and are looked at after.
+    const soon = new Date(h.clock.now().getTime() + 60_000).toISOString();
+    const expired = await makeProduct(h, shop, { expired_at: soon });
+    const immortal = await makeProduct(h, shop, { expired_at: soon, immortal: true });
+    await withClock(h, 120_000, async () => {
+      const gone = await getPage(h, pathOf(expired.pay_url));
+      expect(gone.status).toBe(410);
+      expect(gone.html).toContain('This offer has expired');
+      expect((await getPage(h, pathOf(immortal.pay_url))).status).toBe(200);
+    });
   });
 
   it('refuses to charge a product that expired while the buyer was on the page', async () => {
