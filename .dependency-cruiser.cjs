@@ -9,7 +9,7 @@ const GROUND =
   '^src/(core|calendar|money|db|crypto|net)/|^src/(clock|config|ids|periodic|backlog-metrics)\\.ts$';
 /** Features and the adapters above them. */
 const FEATURES =
-  '^src/(shops|customers|products|plans|subscriptions|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|control|cli|http|pages)/|^src/(context|server|cli)\\.ts$';
+  '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|control|cli|http|pages)/|^src/(context|server|cli)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -41,7 +41,7 @@ module.exports = {
       comment:
         'Features do not import the HTTP app, the CLI, the control socket or the server that compose them.',
       from: {
-        path: '^src/(shops|customers|products|plans|subscriptions|billing|gateway|cards|checkout|proofs|notifications|mail|ledger)/',
+        path: '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger)/',
       },
       to: { path: '^src/(cli|control)/|^src/(cli|server)\\.ts$|^src/http/app\\.ts$' },
     },

@@ -1,11 +1,12 @@
+import { lockPendingAttempts } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { PlannedPayment } from '../gateway/client.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
 import { outcomeOf } from '../subscriptions/settle.js';
+import { type Applied, transitionsStatements } from '../subscriptions/state.js';
 import { type Happened, transition } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
-import { type Applied, transitionsStatements } from '../subscriptions/writer.js';
 import { customersOf } from './claim.js';
 import { LEASE_LOST, LEASE_MS, type Work } from './work.js';
 
@@ -33,11 +34,7 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
       'SELECT * FROM subscriptions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
       [ids],
     );
-    const open = await tx.query<{ subscription_id: string; period: number; attempt: number }>(
-      `SELECT subscription_id, period, attempt FROM subscription_charges
-       WHERE subscription_id = ANY($1::text[]) AND status = 'pending' FOR UPDATE`,
-      [ids],
-    );
+    const open = await lockPendingAttempts(tx, ids);
     const byId = new Map(subs.map((s) => [s.id, s]));
     const stillOpen = new Set(open.map((c) => `${c.subscription_id}:${c.period}:${c.attempt}`));
     const payments = [];

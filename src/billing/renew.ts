@@ -1,15 +1,15 @@
 import type { CardRow } from '../cards/repository.js';
+import { lockOpenCharge } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
 import { GatewayTimeout, gatewayClient, type TransactionAnswer } from '../gateway/client.js';
-import { lockOpenCharge } from '../subscriptions/charge-records.js';
 import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
 import { applyChargeAnswer, chargeTrackingId, outcomeOf } from '../subscriptions/settle.js';
+import { applyTransition } from '../subscriptions/state.js';
 import { type Happened, transition } from '../subscriptions/transitions.js';
 import { summarize } from '../subscriptions/view.js';
-import { applyTransition } from '../subscriptions/writer.js';
 import { claimBatch } from './claim.js';
 import { renewalRequest } from './request.js';
 

@@ -1,8 +1,8 @@
+import type { ChargeRow } from '../charging/index.js';
 import type { CustomerRow } from '../customers/repository.js';
 import type { Queryable, Tx } from '../db/db.js';
 import type { PlanRow } from '../plans/repository.js';
 import type { ShopRow } from '../shops/repository.js';
-import type { ChargeRow } from '../subscriptions/charge-records.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 
 /**

@@ -1,4 +1,5 @@
 import { type CardInput, CardMsg } from '../cards/validation.js';
+import { lockOpenCharge } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
 import {
@@ -11,15 +12,14 @@ import {
   type TransactionAnswer,
 } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
-import { lockOpenCharge } from './charge-records.js';
 import { CARD_NOT_FOUND } from './input.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
 import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS } from './schedule.js';
 import { applyChargeAnswer, chargeTrackingId } from './settle.js';
+import { applyTransition } from './state.js';
 import { type Happened, transition } from './transitions.js';
 import { summarize } from './view.js';
-import { applyTransition } from './writer.js';
 
 /** The gateway's limit on a payment's description. */
 const DESCRIPTION_MAX = 255;

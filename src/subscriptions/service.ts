@@ -1,6 +1,7 @@
 import { localDayOfMonth } from '../calendar/interval.js';
 import type { CardInput } from '../cards/validation.js';
 import type { CardRecord } from '../cards/vault.js';
+import { answeredChargeInsert, claimCharge } from '../charging/index.js';
 import {
   checkoutOfSubscription,
   checkoutUrl,
@@ -24,25 +25,28 @@ import { newId } from '../ids.js';
 import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
 import { cardRequest, firstChargeRequest, takeFirstCharge, tokenizeCard } from './charge.js';
-import { answeredChargeInsert, claimCharge } from './charge-records.js';
 import { CancelInput, checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
   findSubscription,
-  insertSubscription,
   listSubscriptions,
   lockSubscription,
   type NewSubscription,
-  newSubscriptionRow,
   type SubscriptionFilter,
   type SubscriptionRow,
-  subscriptionInsert,
 } from './repository.js';
 import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule } from './schedule.js';
 import { outcomeOf, settleOpenCharge } from './settle.js';
+import {
+  applyTransition,
+  changedRow,
+  insertStatement,
+  insertSubscription,
+  newSubscriptionRow,
+  subscriptionEventInsert,
+} from './state.js';
 import { type SubscriptionEvent, transition } from './transitions.js';
 import { type Subscription, summarize, toSubscription } from './view.js';
-import { applyTransition, changedRow, subscriptionEventInsert } from './writer.js';
 
 const CREATED = ['created.subscription'] as const;
 const CREATED_IN_TRIAL: readonly (SubscriptionEvent | 'created.subscription')[] = [
@@ -201,7 +205,7 @@ async function createWithPlannedCharge(
   if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
   if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
   statements.push(
-    subscriptionInsert(row, false),
+    insertStatement(row),
     answeredChargeInsert(
       { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
       t.chargeStatus ?? 'pending',

@@ -1,14 +1,14 @@
+import { lockOpenCharge, openCharge } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { gatewayClient, type TransactionAnswer } from '../gateway/client.js';
 import { findPlanOfShop, type Plan } from '../plans/service.js';
 import { findShopRow, toShop } from '../shops/repository.js';
-import { lockOpenCharge, openCharge, subscriptionOfTransaction } from './charge-records.js';
-import { lockSubscription, type SubscriptionRow } from './repository.js';
+import { lockSubscription, type SubscriptionRow, subscriptionOfTransaction } from './repository.js';
 import { rulesFor } from './rules.js';
+import { applyTransition } from './state.js';
 import { type ChargeOutcome, transition } from './transitions.js';
 import { summarize } from './view.js';
-import { applyTransition } from './writer.js';
 
 const FINAL = new Set(['successful', 'failed', 'error']);
 const OUTCOMES = new Set(['successful', 'failed', 'error', 'incomplete', 'pending']);

@@ -9,7 +9,7 @@ import type { TransactionSummary } from './view.js';
  * happened to a subscription → how its row changes, what its charge record says, and which events
  * are announced. Every path that changes a subscription (the first charge, the 3-D Secure return, a
  * late answer, a timeout's resolution, renewals, retries, cancellation, the end of billing cycles)
- * asks `transition` and applies the result with the one writer (writer.ts).
+ * asks `transition` and applies the result with the one writer (state.ts).
  */
 
 /** What the gateway said of one charge attempt; `refused` when it refused the request itself. */

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { newId } from '../../src/ids.js';
 import { insertTransaction } from '../../src/ledger/repository.js';
-import { insertSubscription } from '../../src/subscriptions/repository.js';
+import { insertSubscription } from '../../src/subscriptions/state.js';
 import { client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 import { noExtras } from '../subscriptions/helpers.js';
 

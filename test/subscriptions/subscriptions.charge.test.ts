@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { claimCharge } from '../../src/charging/index.js';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { findPlanOfShop } from '../../src/plans/service.js';
 import { chargeDescription, returnUrlWithId, takeFirstCharge } from '../../src/subscriptions/charge.js';
-import { claimCharge } from '../../src/subscriptions/charge-records.js';
-import { findSubscription, updateSubscription } from '../../src/subscriptions/repository.js';
+import { findSubscription } from '../../src/subscriptions/repository.js';
+import { updateStatement, withChange } from '../../src/subscriptions/state.js';
 import { card, cardBody, monthly, paymentsOf, subShop } from './helpers.js';
 
 describe('subscriptions: the first charge', () => {
@@ -22,7 +23,10 @@ describe('subscriptions: the first charge', () => {
       { subscriptionId: created.body.id, period: 1, attempt: 1, amount: 1999, currency: 'EUR' },
       now,
     );
-    const row = await updateSubscription(s.h.db, created.body.id, { state: 'processing' }, now);
+    const stored = await findSubscription(s.h.db, s.shop.shop.id, created.body.id);
+    if (!stored) throw new Error('subscription missing');
+    const row = withChange(stored, { state: 'processing' }, stored.created_at, now);
+    await s.h.db.query(updateStatement([row]));
     const plan = await findPlanOfShop(ctx, created.body.plan.id);
     if (!plan) throw new Error('plan missing');
 

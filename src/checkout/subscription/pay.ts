@@ -1,5 +1,6 @@
 import { type CardInput, validateCardInput } from '../../cards/validation.js';
 import type { CardRecord } from '../../cards/vault.js';
+import { claimCharge } from '../../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
 import { insertCustomer } from '../../customers/repository.js';
@@ -8,13 +9,12 @@ import { newId } from '../../ids.js';
 import { findPlanOfShop, type Plan } from '../../plans/service.js';
 import { findShopRow, toShop } from '../../shops/repository.js';
 import { takeFirstCharge, tokenizeCard } from '../../subscriptions/charge.js';
-import { claimCharge } from '../../subscriptions/charge-records.js';
 import { findSubscription, lockSubscription, type SubscriptionRow } from '../../subscriptions/repository.js';
 import { rulesFor } from '../../subscriptions/rules.js';
 import { CHARGE_LEASE_MS, firstSchedule } from '../../subscriptions/schedule.js';
 import { settleOpenCharge } from '../../subscriptions/settle.js';
+import { applyTransition } from '../../subscriptions/state.js';
 import { transition } from '../../subscriptions/transitions.js';
-import { applyTransition } from '../../subscriptions/writer.js';
 import {
   type CheckoutRow,
   checkoutUrl,

@@ -1,9 +1,9 @@
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import type { SubscriptionRow } from './repository.js';
 
 /**
  * The record of each billing period's charge of a subscription (table subscription_charges): its
- * claim, the gateway's answer, and the way back from a transaction to its subscription.
+ * claim and the gateway's answer. The only file that writes the table (test/architecture/writers),
+ * so every way a charge row can change is read here.
  */
 
 /** Charge statuses that still wait for the gateway's final answer. */
@@ -91,20 +91,39 @@ export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): S
   };
 }
 
-export async function recordCharge(
-  db: Queryable,
-  subscriptionId: string,
-  period: number,
-  attempt: number,
-  status: string,
-  transactionUid: string | null,
-  now: Date,
-): Promise<void> {
-  await db.query(
-    `UPDATE subscription_charges SET status = $4, transaction_uid = COALESCE($5, transaction_uid), updated_at = $6
-     WHERE subscription_id = $1 AND period = $2 AND attempt = $3`,
-    [subscriptionId, period, attempt, status, transactionUid, now],
-  );
+/** The gateway's answer to one attempt, for `chargesRecord`. */
+export interface ChargeAnswer {
+  subscriptionId: string;
+  period: number;
+  attempt: number;
+  status: string;
+  /** The gateway's transaction; null keeps the one already recorded. */
+  uid: string | null;
+  at: Date;
+}
+
+const RECORD_MANY = `UPDATE subscription_charges c SET status = v.status,
+    transaction_uid = COALESCE(v.uid, c.transaction_uid), updated_at = v.at
+  FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::uuid[], $6::timestamptz[])
+    AS v (id, period, attempt, status, uid, at)
+  WHERE c.subscription_id = v.id AND c.period = v.period AND c.attempt = v.attempt`;
+
+/**
+ * Records the answers to many attempts in one statement (one text for one attempt or a batch of
+ * renewals, so it is prepared once). Each attempt is held locked by its caller.
+ */
+export function chargesRecord(answers: readonly ChargeAnswer[]): Statement {
+  return {
+    sql: RECORD_MANY,
+    params: [
+      answers.map((a) => a.subscriptionId),
+      answers.map((a) => a.period),
+      answers.map((a) => a.attempt),
+      answers.map((a) => a.status),
+      answers.map((a) => a.uid),
+      answers.map((a) => a.at),
+    ],
+  };
 }
 
 /**
@@ -125,6 +144,21 @@ export async function lockOpenCharge(
   return row;
 }
 
+/**
+ * Locks the claimed, unanswered attempts of these subscriptions (the batch of renewals the billing
+ * engine planned); one taken over or answered by another run meanwhile is not among them.
+ */
+export function lockPendingAttempts(
+  tx: Tx,
+  subscriptionIds: readonly string[],
+): Promise<{ subscription_id: string; period: number; attempt: number }[]> {
+  return tx.query(
+    `SELECT subscription_id, period, attempt FROM subscription_charges
+     WHERE subscription_id = ANY($1::text[]) AND status = 'pending' FOR UPDATE`,
+    [subscriptionIds],
+  );
+}
+
 /** How many attempts the charge of `period` has had. */
 export async function attemptsOf(db: Queryable, subscriptionId: string, period: number): Promise<number> {
   const [row] = await db.query<{ n: number }>(
@@ -139,19 +173,6 @@ export async function openCharge(db: Queryable, subscriptionId: string): Promise
     `SELECT * FROM subscription_charges WHERE subscription_id = $1 AND ${OPEN_CHARGE}
      ORDER BY period DESC, attempt DESC LIMIT 1`,
     [subscriptionId],
-  );
-  return row;
-}
-
-/** The subscription whose charge is this gateway transaction (after a 3-D Secure step, say). */
-export async function subscriptionOfTransaction(
-  db: Queryable,
-  uid: string,
-): Promise<SubscriptionRow | undefined> {
-  const [row] = await db.query<SubscriptionRow>(
-    `SELECT s.* FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id
-     WHERE c.transaction_uid = $1`,
-    [uid],
   );
   return row;
 }
