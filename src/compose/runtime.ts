@@ -9,7 +9,6 @@ import { startCabinetPurge } from '../cabinet/sessions.js';
 import { startCheckoutExpirySweep } from '../checkout/expiry.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
-import type { Keyring } from '../crypto/keyring.js';
 import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
 import { closeGatewayPools } from '../gateway/http-client.js';
@@ -29,8 +28,6 @@ export { createLogger } from './services.js';
 export interface Runtime {
   app: App;
   db: Db;
-  masterKey: Keyring;
-  log: FastifyBaseLogger;
   /** What the background work and the CLI's store commands run with (the app's requests see the same). */
   services: Services;
   /** Told whenever this process commits a notification due now (the store is seen through it). */
@@ -43,7 +40,7 @@ export interface Runtime {
  */
 export async function startRuntime(
   config: Config,
-  log = createLogger(config),
+  log: FastifyBaseLogger = createLogger(config),
   lock?: DataDirLock,
 ): Promise<Runtime> {
   const wake = new DeliveryWake();
@@ -62,7 +59,7 @@ export async function startRuntime(
   const { services } = built;
   try {
     const app = await buildApp(services);
-    return { app, db: services.db, masterKey: services.masterKey as Keyring, log, services, wake };
+    return { app, db: services.db, services, wake };
   } catch (err) {
     await built.close();
     throw err;
@@ -86,8 +83,8 @@ export async function serveRuntime(
   config: Config,
   closeControl?: () => Promise<void>,
 ): Promise<Serving> {
-  const { app, db, log, wake } = runtime;
-  const deps = runtime.services;
+  const { app, db, wake, services: deps } = runtime;
+  const { log } = deps;
   await app.listen({ port: config.port, host: config.host });
   const metrics = await startMetricsListener(app.metrics, config, log);
   const stopSweep = startFingerprintSweep(deps);
