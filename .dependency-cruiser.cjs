@@ -9,7 +9,7 @@ const GROUND =
   '^src/(core|calendar|money|db|crypto|net)/|^src/(clock|config|ids|periodic|backlog-metrics)\\.ts$';
 /** Features and the adapters above them. */
 const FEATURES =
-  '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|control|cli|http|pages)/|^src/(context|server|cli)\\.ts$';
+  '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|compose|control|cli|http|pages)/|^src/(context|cli)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -32,18 +32,27 @@ module.exports = {
       name: 'no-other-feature-repository',
       severity: 'error',
       comment: "A feature reads another feature's rows through that feature's service, never its repository.",
-      from: { path: '^src/([^/]+)/' },
+      // The composition root builds from every feature, so it may reach any of them.
+      from: { path: '^src/([^/]+)/', pathNot: '^src/compose/' },
       to: { path: 'repository\\.ts$', pathNot: '^src/$1/' },
     },
     {
       name: 'no-upward-from-features',
       severity: 'error',
       comment:
-        'Features do not import the HTTP app, the CLI, the control socket or the server that compose them.',
+        'Features (and the HTTP plumbing) do not import what composes them: the composition root (the app, the services, the server), the CLI, the control socket.',
       from: {
-        path: '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger)/',
+        path: '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|http|pages)/|^src/context\\.ts$',
       },
-      to: { path: '^src/(cli|control)/|^src/(cli|server)\\.ts$|^src/http/app\\.ts$' },
+      to: { path: '^src/(compose|cli|control)/|^src/cli\\.ts$' },
+    },
+    {
+      name: 'compose-below-the-commands',
+      severity: 'error',
+      comment:
+        'The composition root is used by the CLI and the control socket, never the other way round: `kopek serve` and the store commands build on it.',
+      from: { path: '^src/compose/' },
+      to: { path: '^src/(cli|control)/|^src/cli\\.ts$' },
     },
   ],
   options: {

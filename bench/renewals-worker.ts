@@ -15,11 +15,8 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import { billDue } from '../src/billing/renew.js';
 import { billingMetrics } from '../src/billing/scheduler.js';
-import { systemClock } from '../src/clock.js';
+import { buildServices } from '../src/compose/services.js';
 import { loadConfig } from '../src/config.js';
-import type { Services } from '../src/context.js';
-import { openDb } from '../src/db/open.js';
-import { createLogger } from '../src/server.js';
 import type { FromWorker, Go } from './renewals-messages.js';
 import * as kit from './worker-kit.js';
 import { counting, meter, nextMessage } from './worker-kit.js';
@@ -32,9 +29,17 @@ async function engine(): Promise<void> {
   const config = loadConfig(process.env);
   if (!config.databaseUrl || !config.masterKey)
     throw new Error('DATABASE_URL and KOPEK_MASTER_KEY are required');
-  const log = createLogger(config);
-  const store = counting(await openDb(config));
-  const services: Services = { db: store.db, clock: systemClock, config, masterKey: config.masterKey, log };
+  let counted: ReturnType<typeof counting> | undefined;
+  // Built as `kopek serve` builds them, on the seeded (migrated) store, which is seen through a counter.
+  const { services } = await buildServices(config, {
+    migrate: false,
+    wrapStore: (db) => {
+      counted = counting(db);
+      return counted.db;
+    },
+  });
+  if (!counted) throw new Error('the store was not opened');
+  const store = counted;
   const observer = billingMetrics(new Registry(), services);
   const batch = Number(process.env.BENCH_RENEWAL_BATCH || 0);
   // One connection opened before the clock starts, as a running server has.

@@ -12,15 +12,12 @@
  */
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
-import { systemClock } from '../src/clock.js';
+import { buildServices } from '../src/compose/services.js';
 import { loadConfig } from '../src/config.js';
-import type { Services } from '../src/context.js';
-import { openDb } from '../src/db/open.js';
 import { closeNotificationAgents } from '../src/notifications/post.js';
 import { notificationMetrics, startDelivery } from '../src/notifications/scheduler.js';
 import { closeSigner } from '../src/notifications/signer.js';
 import { DeliveryWake, wakingStore } from '../src/notifications/wake.js';
-import { createLogger } from '../src/server.js';
 import type { FromWorker, ToWorker } from './webhooks-messages.js';
 import * as kit from './worker-kit.js';
 import { counting, meter } from './worker-kit.js';
@@ -51,13 +48,19 @@ async function deliver(): Promise<void> {
   const config = loadConfig(process.env);
   if (!config.databaseUrl || !config.masterKey)
     throw new Error('DATABASE_URL and KOPEK_MASTER_KEY are required');
-  const log = createLogger(config);
-  const store = counting(await openDb(config));
+  let counted: ReturnType<typeof counting> | undefined;
   // Seen through a wake, as `kopek serve` sees its store (the benchmark writes its notifications from
-  // another connection, so the wake never fires here: only its cost is measured).
+  // another connection, so the wake never fires here: only its cost is measured), and a counter.
   const wake = new DeliveryWake();
-  const db = wakingStore(store.db, wake);
-  const services: Services = { db, clock: systemClock, config, masterKey: config.masterKey, log };
+  const { services } = await buildServices(config, {
+    migrate: false,
+    wrapStore: (db) => {
+      counted = counting(db);
+      return wakingStore(counted.db, wake);
+    },
+  });
+  if (!counted) throw new Error('the store was not opened');
+  const store = counted;
   const metrics = notificationMetrics(new Registry(), services);
   const outcomes = { delivered: 0, retry: 0, failed: 0 };
   const observer = {

@@ -3,10 +3,11 @@ import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { ManualClock } from '../src/clock.js';
+import { type App, buildApp } from '../src/compose/app.js';
+import { buildServices } from '../src/compose/services.js';
 import { type Config, loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/db.js';
 import { createPostgresDb } from '../src/db/postgres.js';
-import { type App, buildApp } from '../src/http/app.js';
 import { pinoOptions } from '../src/http/logger.js';
 import type { Shop } from '../src/shops/repository.js';
 import { type CreateShopInput, createShop } from '../src/shops/service.js';
@@ -72,16 +73,16 @@ async function start(): Promise<Harness> {
   const db = await openTestDb();
   const clock = new ManualClock();
   const net = fakeNet();
-  const app = await buildApp({
-    config,
+  const { services } = await buildServices(config, {
     db,
     clock,
     masterKey,
     outbound: net,
-    logger: logger as FastifyBaseLogger,
+    log: logger as FastifyBaseLogger,
     // Pairs made once per run: a rotation of a shop's signing key costs nothing to make.
     signingKeys: pooledSigningKeys,
   });
+  const app = await buildApp(services);
   await app.ready();
   return { app, db, clock, config, masterKey, logs, net };
 }

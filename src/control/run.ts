@@ -89,25 +89,18 @@ async function runHere<N extends StoreCommandName>(
   input: StoreInput<N>,
   progress?: (text: string) => void,
 ): Promise<StoreResult<N>> {
-  let db: Db;
+  // Built as a server builds its services; `kopek migrate` applies the migrations itself, and the
+  // lookup keys live in a table that may not exist before it has.
+  const { buildServices } = await import('../compose/services.js');
+  const built = await buildServices(config, {
+    migrate: name !== 'migrate',
+    lookupKeys: name !== 'migrate',
+    ...(lock ? { lock } : {}),
+  });
   try {
-    db = await (await import('../db/open.js')).openDb(config, lock);
-  } catch (err) {
-    lock?.release();
-    throw err;
-  }
-  try {
-    const [{ migrate }, { resolveKeyring }, { openKeyring }] = await Promise.all([
-      import('../db/migrate.js'),
-      import('../crypto/master-key.js'),
-      import('../crypto/lookup-keys.js'),
-    ]);
-    if (name !== 'migrate') await migrate(db);
-    const { keyring } = resolveKeyring(config);
-    const masterKey = name === 'migrate' ? keyring : await openKeyring(db, keyring);
-    return await runOn({ db, masterKey }, config, name, input, progress);
+    return await runOn(built.services, config, name, input, progress);
   } finally {
-    await db.close();
+    await built.close();
   }
 }
 

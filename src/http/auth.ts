@@ -16,7 +16,12 @@ declare module 'fastify' {
 
 /** Who a request's credentials belong to (the shops feature's ShopAuthenticator). */
 export interface Authenticator {
-  authenticate(user: string, password: string, serviceCredential: boolean): Promise<Shop | undefined>;
+  authenticate(user: string, password: string, serviceCredential?: boolean): Promise<Shop | undefined>;
+}
+
+/** The app's authenticator, which caches shops: a change to a shop's row makes it forget that shop. */
+export interface ShopCache extends Authenticator {
+  forget(shopId: number): void;
 }
 
 function parseBasic(header: string | undefined): { user: string; password: string } | undefined {

@@ -1,6 +1,18 @@
 import type { FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
 import { type Ctx, type Services, shopClock } from '../context.js';
-import { shopOf } from './auth.js';
+import { type ShopCache, shopOf } from './auth.js';
+
+// What the app (compose/app.ts) decorates itself with, for routes to reach through `request.server`.
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    /** The registry /metrics answers from: other parts of a serving process add their metrics here. */
+    metrics: Registry;
+    /** Caches shops for a few seconds: whatever changes a shop's row tells it to forget that shop. */
+    shopAuthenticator: ShopCache;
+  }
+}
 
 /**
  * The services as a request sees them, on real time. A request with an Idempotency-Key works inside

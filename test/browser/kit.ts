@@ -7,8 +7,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { type Harness, harness, type TestShop } from '../harness.js';
 import { endpointOf } from './broker.js';
 
@@ -157,7 +157,7 @@ async function launchKit(env: Record<string, string>, { own }: { own: boolean })
     },
   });
   const logger = pino({ level: 'debug' }, sink) as FastifyBaseLogger;
-  const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
+  const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, log: logger });
   await app.listen({ port, host: '127.0.0.1' });
   const site = await startShopSite();
   if (!own) {

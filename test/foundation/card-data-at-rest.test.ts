@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/compose/app.js';
 import { ctxOf } from '../../src/http/ctx.js';
 import { pinoOptions } from '../../src/http/logger.js';
 import { client, type Harness, harness, newShop } from '../harness.js';
@@ -170,7 +170,7 @@ describe('card data in logs', () => {
       db: h.db,
       clock: h.clock,
       masterKey: h.masterKey,
-      logger: logger as FastifyBaseLogger,
+      log: logger as FastifyBaseLogger,
     });
     app.post('/fails-on-the-store', async (request) => {
       await ctxOf(request).db.query('SELECT $1::integer AS n', [PAN]);

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startRuntime } from '../../src/compose/runtime.js';
 import { loadConfig } from '../../src/config.js';
 import { holdDataDir } from '../../src/control/server.js';
 import { DataDirUnsafeError } from '../../src/db/data-dir-mode.js';
-import { startRuntime } from '../../src/server.js';
 import { runKopek } from '../cli/run-cli.js';
 import { EMBEDDED_ONLY } from './kopek-process.js';
 

@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ApiError, ErrorCollector, sentence } from '../../src/core/errors.js';
-import { buildApp } from '../../src/http/app.js';
 import { pinoOptions } from '../../src/http/logger.js';
 import { type Harness, harness, newShop, type TestShop } from '../harness.js';
 
@@ -180,7 +180,7 @@ describe('error contract over HTTP', () => {
       db: h.db,
       clock: h.clock,
       masterKey: h.masterKey,
-      logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+      log: pino({ level: 'silent' }) as FastifyBaseLogger,
     });
     try {
       await small.ready();
@@ -288,7 +288,7 @@ describe('error contract: unexpected errors', () => {
       db: h.db,
       clock: h.clock,
       masterKey: h.masterKey,
-      logger: logger as FastifyBaseLogger,
+      log: logger as FastifyBaseLogger,
     });
     app.get('/boom', { config: { public: true } }, async () => {
       throw new Error('kaboom: secret internals at /srv/kopek');

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { createCustomer } from '../../src/customers/service.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { ctxOf } from '../../src/http/ctx.js';
 import { type Harness, harness, newShop, type TestShop } from '../harness.js';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
     db: h.db,
     clock: h.clock,
     masterKey: h.masterKey,
-    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    log: pino({ level: 'silent' }) as FastifyBaseLogger,
   });
   // Creates a customer, then fails once after it: what a request that dies half-way leaves.
   app.post('/customers-then-fail', async (request, reply) => {

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import type { KeyResource, RecoveryPoint } from '../../src/context.js';
 import { createPostgresDb } from '../../src/db/postgres.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { ctxOf } from '../../src/http/ctx.js';
 import { PHASED_LOCK_SPACE } from '../../src/http/idempotency/phased.js';
 import { sharedStoreUrl } from '../fresh-store.js';
@@ -39,7 +39,7 @@ beforeAll(async () => {
     db: h.db,
     clock: h.clock,
     masterKey: h.masterKey,
-    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    log: pino({ level: 'silent' }) as FastifyBaseLogger,
   });
   // Claims a charge (the recovery point and what it is about, committed in the step's own batch),
   // then dies before answering; the run after resumes from the claim.

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/compose/app.js';
 import { type Client, client, type Harness, harness, newShop, type TestShop } from '../harness.js';
 
 let h: Harness;
@@ -179,7 +179,7 @@ describe('Idempotency-Key on POST /customers', () => {
       db: h.db,
       clock,
       masterKey: h.masterKey,
-      logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+      log: pino({ level: 'silent' }) as FastifyBaseLogger,
     });
     try {
       await app.ready();

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
 import { startMetricsListener } from '../../src/http/metrics.js';
 import { type Harness, harness, newShop, TEST_METRICS_TOKEN } from '../harness.js';
 import {
@@ -72,7 +72,7 @@ describe('/metrics on the main port', () => {
 
   it('is not served at all without METRICS_TOKEN', async () => {
     const config = loadConfig({ PUBLIC_URL: 'http://kopek.test', KOPEK_MASTER_KEY: 'ab'.repeat(32) });
-    const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger: log });
+    const app = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, log });
     try {
       const res = await app.inject({ method: 'GET', url: '/metrics' });
       expect(res.statusCode).toBe(404);

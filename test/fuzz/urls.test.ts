@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/http/app.js';
+import type { App } from '../../src/compose/app.js';
 import { client, harness, newShop, type Sent, type TestShop } from '../harness.js';
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { type Config, ConfigError, loadConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/context.js';
 import { ApiError } from '../../src/core/errors.js';
@@ -7,7 +8,6 @@ import { gatewayServiceSecret } from '../../src/crypto/service-credential.js';
 import { GatewayTimeout, gatewayClient } from '../../src/gateway/client.js';
 import { closeGatewayPools, GatewayHttpError, HttpGatewayClient } from '../../src/gateway/http-client.js';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { findShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
 import { type Harness, harness } from '../harness.js';
@@ -62,7 +62,7 @@ beforeAll(async () => {
     db: h.db,
     clock: h.clock,
     masterKey: h.masterKey,
-    logger: h.app.log,
+    log: h.app.log,
   });
   await api.ready();
 }, 120_000);

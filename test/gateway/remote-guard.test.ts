@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Ctx, KeyedRequest } from '../../src/context.js';
 import { holdTransaction } from '../../src/db/held.js';
 import { gatewayClient, InProcessGatewayClient, RemoteCallInTransaction } from '../../src/gateway/client.js';
 import { HttpGatewayClient } from '../../src/gateway/http-client.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { ctxOf } from '../../src/http/ctx.js';
 import { type Harness, harness, newShop } from '../harness.js';
 
@@ -41,7 +41,7 @@ beforeAll(async () => {
     db: h.db,
     clock: h.clock,
     masterKey: h.masterKey,
-    logger: pino({ level: 'silent' }) as FastifyBaseLogger,
+    log: pino({ level: 'silent' }) as FastifyBaseLogger,
   });
   // A phased verb that (wrongly) opens a transaction and asks for the gateway inside it.
   app.post('/phased-charge-in-tx', { config: { idempotency: 'phased' } }, async (request, reply) => {

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CardRow } from '../../src/cards/repository.js';
 import { cardStamp, revealNumber, storeCard } from '../../src/cards/vault.js';
 import { ManualClock } from '../../src/clock.js';
+import { buildApp } from '../../src/compose/app.js';
 import { Keyring, masterKeyId } from '../../src/crypto/keyring.js';
 import { openKeyring } from '../../src/crypto/lookup-keys.js';
-import { buildApp } from '../../src/http/app.js';
 import type { ShopRow } from '../../src/shops/repository.js';
 import { createShop, hashSecret, shopSecret, signingKeyOf } from '../../src/shops/service.js';
 import { runKopek } from '../cli/run-cli.js';
@@ -109,7 +109,7 @@ describe.skipIf(!pgUrl)('kopek keys rotate on PostgreSQL (set DATABASE_URL)', ()
       const signature = createSign('RSA-SHA256').update('{}').sign(signingKeyOf(only, row), 'base64');
       expect(createVerify('RSA-SHA256').update('{}').verify(row.public_key, signature, 'base64')).toBe(true);
     }
-    const app = await buildApp({ config: keysConfig(B), db, clock, masterKey: only, logger: silentLog });
+    const app = await buildApp({ config: keysConfig(B), db, clock, masterKey: only, log: silentLog });
     try {
       const [card] = await db.query<CardRow>('SELECT * FROM cards ORDER BY token LIMIT 1');
       const secret = secrets.get(card?.shop_id as number) as string;

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardRow } from '../../src/cards/repository.js';
 import { cardStamp, revealNumber, storeCard } from '../../src/cards/vault.js';
 import { ManualClock } from '../../src/clock.js';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { storeCommands } from '../../src/control/commands.js';
 import { rotateKeys } from '../../src/control/key-commands.js';
 import { Keyring, keyringOf, MasterKeyError, masterKeyId } from '../../src/crypto/keyring.js';
 import { openKeyring } from '../../src/crypto/lookup-keys.js';
 import { countLeft } from '../../src/crypto/rotate.js';
 import { SEALED_COLUMNS } from '../../src/crypto/sealed-columns.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { rotateSigningKey, rotateWebhookSecret } from '../../src/shops/notification-keys.js';
 import type { ShopRow } from '../../src/shops/repository.js';
 import { createShop, hashSecret, shopSecret, signingKeyOf } from '../../src/shops/service.js';
@@ -43,7 +43,7 @@ const cards: { token: string; stamp: string; number: string; shop: Shop }[] = []
 let keyedAnswer: unknown;
 
 const appWith = async (masterKey: Keyring | Buffer, config = keysConfig(A)) => {
-  const app = await buildApp({ config, db: store.db, clock, masterKey, logger: silentLog });
+  const app = await buildApp({ config, db: store.db, clock, masterKey, log: silentLog });
   apps.push(app);
   return app;
 };

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type App, buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { proofBodyLimit } from '../../src/proofs/routes.js';
 import {
   type Client,
@@ -31,7 +31,7 @@ beforeAll(async () => {
     PROOF_MAX_BYTES: '2048',
   });
   const logger = pino({ level: 'silent' }) as FastifyBaseLogger;
-  small = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, logger });
+  small = await buildApp({ config, db: h.db, clock: h.clock, masterKey: h.masterKey, log: logger });
   await small.ready();
 });
 

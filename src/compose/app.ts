@@ -3,7 +3,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
 import { testClockRoutes } from '../billing/routes.js';
 import { cabinetRoutes } from '../cabinet/routes.js';
 import { ctpRoutes } from '../checkout/api/routes.js';
@@ -15,6 +14,13 @@ import { customerRoutes } from '../customers/routes.js';
 import { processPageRoutes } from '../gateway/process-page.js';
 import { gatewayRoutes } from '../gateway/routes.js';
 import { threeDSecureReturnRoutes } from '../gateway/three-ds-return.js';
+import { registerAuth } from '../http/auth.js';
+import { answerUnroutable, registerErrorHandler } from '../http/error-handler.js';
+import { registerIdempotency } from '../http/idempotency.js';
+import { loggerOptions } from '../http/logger.js';
+import { registerMetrics } from '../http/metrics.js';
+import { registerNotFound } from '../http/not-found.js';
+import { registerValidation } from '../http/validation.js';
 import { emailRoutes } from '../mail/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { assetRoutes } from '../pages/assets.js';
@@ -25,27 +31,22 @@ import { proofRoutes } from '../proofs/routes.js';
 import { shopRoutes } from '../shops/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
 import { subscriptionRoutes } from '../subscriptions/routes.js';
-import { registerAuth } from './auth.js';
-import { answerUnroutable, registerErrorHandler } from './error-handler.js';
-import { registerIdempotency } from './idempotency.js';
-import { loggerOptions } from './logger.js';
-import { registerMetrics } from './metrics.js';
-import { registerNotFound } from './not-found.js';
-import { registerValidation } from './validation.js';
 
 export type App = FastifyInstance;
 
+/** The services the app serves with (compose/services.ts builds them); without `log`, the app makes its own. */
 export interface BuildOptions extends Omit<Services, 'log'> {
-  /** Passes a ready logger (tests use a silent or capturing one). */
-  logger?: FastifyInstance['log'];
+  /** A ready logger (tests pass a silent or capturing one); the app's requests log through it. */
+  log?: FastifyInstance['log'];
 }
 
+/** The Fastify app: the plumbing of src/http and every feature's routes and pages. */
 export async function buildApp(opts: BuildOptions): Promise<App> {
   const { config, db, clock } = opts;
   // The lookup keys are loaded once, before any request computes a stamp or a fingerprint.
   const masterKey = await openKeyring(db, opts.masterKey);
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: loggerOptions(config.logLevel) }),
+    ...(opts.log ? { loggerInstance: opts.log } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
@@ -134,14 +135,4 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(checkoutPageRoutes);
   await app.register(cabinetRoutes, { prefix: '/cabinet' });
   return app;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services;
-    /** The registry /metrics answers from: other parts of a serving process add their metrics here. */
-    metrics: Registry;
-    /** Caches shops for a few seconds: whatever changes a shop's row tells it to forget that shop. */
-    shopAuthenticator: ShopAuthenticator;
-  }
 }

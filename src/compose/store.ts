@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
-import type { Db } from './db.js';
-import { createPgliteDb } from './pglite.js';
-import { createPostgresDb } from './postgres.js';
+import { type DataDirLock, lockDataDir } from '../db/data-dir-lock.js';
+import type { Db } from '../db/db.js';
+import { createPgliteDb } from '../db/pglite.js';
+import { createPostgresDb } from '../db/postgres.js';
 
 /**
  * Opens PostgreSQL, or the embedded store under DATA_DIR. PGlite has no guard of its own: two

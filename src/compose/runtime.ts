@@ -1,0 +1,118 @@
+/**
+ * A serving process's life: the store opened and migrated, the app built, then listening with the
+ * background work beside it, until stop() ends it all in order. `kopek serve` (src/cli/serve.ts) owns
+ * only what is the process's own business around it: the control socket, signals and the banner.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { billingMetrics, startBilling } from '../billing/scheduler.js';
+import { startCabinetPurge } from '../cabinet/sessions.js';
+import { startCheckoutExpirySweep } from '../checkout/expiry.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import type { DataDirLock } from '../db/data-dir-lock.js';
+import type { Db } from '../db/db.js';
+import { closeGatewayPools } from '../gateway/http-client.js';
+import { startFingerprintSweep } from '../gateway/sweep.js';
+import { startIdempotencyPurge } from '../http/idempotency.js';
+import { startMetricsListener } from '../http/metrics.js';
+import { mailMetrics, startMail } from '../mail/scheduler.js';
+import { closeNotificationAgents } from '../notifications/post.js';
+import { notificationMetrics, startDelivery } from '../notifications/scheduler.js';
+import { closeSigner } from '../notifications/signer.js';
+import { DeliveryWake, wakingStore } from '../notifications/wake.js';
+import { type App, buildApp } from './app.js';
+import { buildServices, createLogger } from './services.js';
+
+export { createLogger } from './services.js';
+
+export interface Runtime {
+  app: App;
+  db: Db;
+  /** What the background work and the CLI's store commands run with (the app's requests see the same). */
+  services: Services;
+  /** Told whenever this process commits a notification due now (the store is seen through it). */
+  wake: DeliveryWake;
+}
+
+/**
+ * Opens the store, applies migrations and builds the app: what `kopek serve` runs before listening.
+ * `lock` is the DATA_DIR lock when the caller already took it for the embedded store.
+ */
+export async function startRuntime(
+  config: Config,
+  log: FastifyBaseLogger = createLogger(config),
+  lock?: DataDirLock,
+): Promise<Runtime> {
+  const wake = new DeliveryWake();
+  const built = await buildServices(config, {
+    log,
+    migrate: true,
+    wrapStore: (db) => wakingStore(db, wake),
+    ...(lock ? { lock } : {}),
+  });
+  if (built.generatedKeyAt)
+    log.warn(
+      { file: built.generatedKeyAt },
+      'generated a master key for the embedded store; back this file up',
+    );
+  if (built.applied.length > 0) log.info({ migrations: built.applied }, 'applied migrations');
+  const { services } = built;
+  try {
+    const app = await buildApp(services);
+    return { app, db: services.db, services, wake };
+  } catch (err) {
+    await built.close();
+    throw err;
+  }
+}
+
+export interface Serving {
+  /** The port of the separate metrics listener, when METRICS_PORT opens one. */
+  metricsPort?: number;
+  /** Ends the background work, lets requests in flight finish, and closes the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Listens, and starts the background work beside the API: sweeps and purges, billing, e-mail and
+ * notification delivery, as the configuration turns them on. `closeControl` closes what the caller
+ * holds beside the store (the control socket) once no background work can use the store any more.
+ */
+export async function serveRuntime(
+  runtime: Runtime,
+  config: Config,
+  closeControl?: () => Promise<void>,
+): Promise<Serving> {
+  const { app, db, wake, services: deps } = runtime;
+  const { log } = deps;
+  await app.listen({ port: config.port, host: config.host });
+  const metrics = await startMetricsListener(app.metrics, config, log);
+  const stopSweep = startFingerprintSweep(deps);
+  const stopPurge = startIdempotencyPurge(deps);
+  const stopExpiry = startCheckoutExpirySweep(deps);
+  const stopCabinetPurge = startCabinetPurge(deps);
+  const stopBilling = config.billing
+    ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
+    : undefined;
+  // Always on: without SMTP_URL it still turns events into the e-mails kept for shops to read.
+  const stopMail = startMail(deps, config.mailIntervalMs, mailMetrics(app.metrics, deps));
+  const stopDelivery = config.notifications
+    ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps), wake)
+    : undefined;
+  const stop = async () => {
+    stopSweep();
+    stopPurge();
+    stopExpiry();
+    stopCabinetPurge();
+    // Together: deliveries on their way may take up to their timeout to finish.
+    await Promise.all([stopBilling?.(), stopDelivery?.(), stopMail()]);
+    await closeControl?.();
+    await metrics?.close();
+    await app.close();
+    await closeGatewayPools();
+    await closeNotificationAgents();
+    await closeSigner();
+    await db.close();
+  };
+  return { ...(metrics ? { metricsPort: metrics.port } : {}), stop };
+}

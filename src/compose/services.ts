@@ -1,0 +1,104 @@
+/**
+ * The one place the services every verb receives are built from configuration: `kopek serve`, the
+ * CLI's store commands, the test harness and the benchmarks' workers all start here, so they run on
+ * the same store, keys, clock and logger as a server would.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import type { MasterKeys } from '../crypto/keyring.js';
+import { openKeyring } from '../crypto/lookup-keys.js';
+import { resolveKeyring } from '../crypto/master-key.js';
+import type { DataDirLock } from '../db/data-dir-lock.js';
+import type { Db } from '../db/db.js';
+import { migrate as applyMigrations } from '../db/migrate.js';
+import { pinoOptions } from '../http/logger.js';
+import type { OutboundNet } from '../net/outbound.js';
+import { openDb } from './store.js';
+
+/** What a caller brings instead of what the configuration names (tests bring most of it). */
+export interface ServiceOverrides {
+  /** A store open already: used as it is and left open by close(). Without it, the configured store. */
+  db?: Db;
+  /** The DATA_DIR lock the caller took already for the embedded store; closing the store releases it. */
+  lock?: DataDirLock;
+  /** How the services see the store they opened (the server's delivery wake, a benchmark's counter). */
+  wrapStore?: (db: Db) => Db;
+  /** Applies the migrations first. Default: when the store is opened here. */
+  migrate?: boolean;
+  /** Loads the lookup keys from the store (crypto/lookup-keys.ts). Default true; `kopek migrate` skips it. */
+  lookupKeys?: boolean;
+  clock?: Clock;
+  /** The master keys; without them, the configured ones (or DATA_DIR's key file). */
+  masterKey?: MasterKeys;
+  log?: FastifyBaseLogger;
+  outbound?: OutboundNet;
+  /** Makes the RSA pairs of shops' notification signing keys; without it, a fresh pair each time. */
+  signingKeys?: Services['signingKeys'];
+}
+
+export interface BuiltServices {
+  services: Services;
+  /** Closes the store if it was opened here, which releases the DATA_DIR lock. */
+  close(): Promise<void>;
+  /** The migrations applied on the way (none unless asked to migrate). */
+  applied: string[];
+  /** The master key file generated on the way: the first start of an embedded store. */
+  generatedKeyAt?: string;
+}
+
+/** Every Kopek logger: the server's, the CLI's, a benchmark worker's. */
+export function createLogger(config: Pick<Config, 'logLevel'>): FastifyBaseLogger {
+  return pino(pinoOptions(config.logLevel));
+}
+
+/**
+ * Builds the services from `config`, with whatever `overrides` brings instead. It logs nothing: what
+ * it did (migrations, a generated key) is the caller's to report, since a CLI command prints plain text.
+ */
+export async function buildServices(
+  config: Config,
+  overrides: ServiceOverrides = {},
+): Promise<BuiltServices> {
+  const { lock } = overrides;
+  let keys = overrides.masterKey;
+  let generatedKeyAt: string | undefined;
+  let opened: Db | undefined;
+  try {
+    // The keys first: a wrong or unreadable key stops the start before the store is touched.
+    if (keys === undefined) {
+      const resolved = resolveKeyring(config);
+      keys = resolved.keyring;
+      generatedKeyAt = resolved.generatedAt;
+    }
+    if (!overrides.db) opened = await openDb(config, lock);
+  } catch (err) {
+    // The lock is released with the store; one that was never opened releases it here.
+    if (!opened) lock?.release();
+    throw err;
+  }
+  const given = overrides.db ?? (opened as Db);
+  const db = overrides.wrapStore ? overrides.wrapStore(given) : given;
+  const close = async () => {
+    if (opened) await db.close();
+  };
+  try {
+    const applied = (overrides.migrate ?? opened !== undefined) ? await applyMigrations(db) : [];
+    const masterKey = overrides.lookupKeys === false ? keys : await openKeyring(db, keys);
+    const services: Services = {
+      db,
+      clock: overrides.clock ?? systemClock,
+      config,
+      masterKey,
+      log: overrides.log ?? createLogger(config),
+      ...(overrides.outbound ? { outbound: overrides.outbound } : {}),
+      ...(overrides.signingKeys ? { signingKeys: overrides.signingKeys } : {}),
+    };
+    return { services, close, applied, ...(generatedKeyAt ? { generatedKeyAt } : {}) };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
