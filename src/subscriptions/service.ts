@@ -324,6 +324,10 @@ export async function cancelSubscription(
   checkBody(CancelInput, body, errors);
   errors.throwIfAny();
   const reason = body.cancel_reason as string;
+  // A charge still open may have been made already (its billing process died before recording it):
+  // it is settled first, as a read would, since billing looks at a cancelled subscription no more.
+  const current = await findSubscription(ctx.db, ctx.shop.id, id);
+  if (current && !current.cancelled_at) await settleOpenCharge(ctx, current);
   const row = await ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, id);
     if (!sub) throw ApiError.notFound();

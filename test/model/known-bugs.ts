@@ -34,12 +34,13 @@ export const TRIAL_RETRY_UNANNOUNCED: KnownBug = {
 };
 
 /**
- * Found with seed 1744763308, path "66:3:3:4:4" (known bug (a) tolerated): Create(card, monthly,
- * firstThenDeclined), KillBilling, Cancel(#0), then the leases run out. The billing engine resolves an
- * open attempt only when its subscription falls due, and a cancelled one never does; so an attempt a
- * dead process left open stays pending for good, and a payment the gateway made for it is never
- * recorded (paid_billing_cycles, active_to and last_transaction stay short) unless a read of the
- * subscription happens to settle it.
+ * Found with seed 1744763308, path "66:3:3:4:4": Create(card, monthly, firstThenDeclined),
+ * KillBilling, Cancel(#0), then the leases run out. The billing engine resolves an open attempt only
+ * when its subscription falls due, and a cancelled one never does. A cancel now first settles an
+ * attempt whose answer the gateway already has (as a read does), which mends that history; still
+ * open: an attempt of unknown outcome (the gateway's answer is pending, e.g. the timeout card) or one
+ * that never reached the gateway stays pending or unknown for good once its subscription is
+ * cancelled (seeds 11 and 12: Create(card, monthly, timeout), Cancel(#0), Restart).
  */
 export const CANCELLED_ATTEMPT_LEFT_OPEN: KnownBug = {
   name: 'an attempt a dead billing process left open is never resolved once its subscription is cancelled',
