@@ -326,8 +326,13 @@ export async function cancelSubscription(
   const reason = body.cancel_reason as string;
   // A charge still open may have been made already (its billing process died before recording it):
   // it is settled first, as a read would, since billing looks at a cancelled subscription no more.
+  // A gateway that cannot answer now leaves the charge open as before: it never stops a cancel.
   const current = await findSubscription(ctx.db, ctx.shop.id, id);
-  if (current && !current.cancelled_at) await settleOpenCharge(ctx, current);
+  if (current && !current.cancelled_at) {
+    await settleOpenCharge(ctx, current).catch((err: unknown) => {
+      ctx.log.warn({ err, subscription: id }, 'could not settle the open charge before cancelling');
+    });
+  }
   const row = await ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, id);
     if (!sub) throw ApiError.notFound();

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { claimCharge } from '../../src/charging/index.js';
+import { InProcessGatewayClient } from '../../src/gateway/client.js';
+import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { findPlanOfShop } from '../../src/plans/service.js';
 import { chargeDescription, returnUrlWithId, takeFirstCharge } from '../../src/subscriptions/charge.js';
@@ -116,6 +118,29 @@ describe('subscriptions: the first charge', () => {
     expect((await findSubscription(s.h.db, s.shop.shop.id, res.body.id))?.return_url).toBe(
       'https://shop.example/back?order=7#top',
     );
+  });
+});
+
+describe('subscriptions: cancelling with a charge still open', () => {
+  it('cancels even when the gateway cannot say how the open charge ended', async () => {
+    const s = await subShop();
+    const created = await s.api.post('/subscriptions', cardBody({ card: card(KOPEK_CARDS.timeout) }));
+    expect(created.status, created.text).toBe(201);
+    const unreachable = new Error('the gateway does not answer');
+    const spies = [
+      vi.spyOn(InProcessGatewayClient.prototype, 'query').mockRejectedValue(unreachable),
+      vi.spyOn(InProcessGatewayClient.prototype, 'queryByTrackingId').mockRejectedValue(unreachable),
+    ];
+    try {
+      const res = await s.api.post(`/subscriptions/${created.body.id}/cancel`, {
+        cancel_reason: 'moved away',
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ state: 'canceled', cancel_reason: 'moved away' });
+      expect(spies.some((spy) => spy.mock.calls.length > 0)).toBe(true);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });
 
