@@ -1,21 +1,24 @@
 import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
-import { type ChargeClaim, chargeClaimsInsert } from '../charging/index.js';
+import {
+  type ChargeClaim,
+  chargeClaimsInsert,
+  outcomeOf,
+  planCharge,
+  plannedEventOf,
+  renewalRequest,
+} from '../charging/index.js';
 import type { Services } from '../context.js';
 import { type Ctx, shopCtx } from '../context.js';
-import { ApiError } from '../core/errors.js';
 import type { Db, Statement, Tx } from '../db/db.js';
 import { dbWithin } from '../db/held.js';
-import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
+import type { PlannedPayment } from '../gateway/client.js';
 import { toPlan } from '../plans/service.js';
 import { toShop } from '../shops/repository.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { outcomeOf } from '../subscriptions/settle.js';
 import { type Applied, transitionsStatements, withChange } from '../subscriptions/state.js';
 import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
-import { summarize } from '../subscriptions/view.js';
 import { customersByIds, lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
-import { renewalRequest } from './request.js';
 import { type BillingSummary, LEASE_MS, type Work } from './work.js';
 
 const SET_ASIDE_MS = 24 * 3600_000;
@@ -111,15 +114,7 @@ export function claimBatch(
           const answered = transition(
             mid,
             plan,
-            direct.planned.timedOut
-              ? { kind: 'charge_unknown', period: next.period, last: summarize(answer), recheckAt: lease }
-              : {
-                  kind: 'charge_answered',
-                  period: next.period,
-                  outcome: outcomeOf(answer),
-                  last: summarize(answer),
-                  message: answer.message,
-                },
+            plannedEventOf(direct.planned, next.period, lease),
             at,
             rules,
           );
@@ -206,14 +201,7 @@ class ChargesHere {
       ctx = { ...shopCtx(this.services, w.shop), db: this.#db };
       this.#contexts.set(w.shop.id, ctx);
     }
-    const gateway = gatewayClient(ctx);
-    if (!gateway.planPayment) return undefined;
-    const planned = await gateway
-      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt), this.#cards)
-      .catch((err: unknown) => {
-        if (err instanceof ApiError) return undefined;
-        throw err;
-      });
+    const planned = await planCharge(ctx, renewalRequest(w.sub, w.plan, w.period, w.attempt), this.#cards);
     return planned && { ctx, planned };
   }
 }

@@ -1,12 +1,10 @@
-import { lockPendingAttempts } from '../charging/index.js';
+import { lockPendingAttempts, outcomeOf, plannedEventOf } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { PlannedPayment } from '../gateway/client.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { outcomeOf } from '../subscriptions/settle.js';
 import { type Applied, transitionsStatements } from '../subscriptions/state.js';
 import { type Happened, transition } from '../subscriptions/transitions.js';
-import { summarize } from '../subscriptions/view.js';
 import { customersOf } from './claim.js';
 import { LEASE_LOST, LEASE_MS, type Work } from './work.js';
 
@@ -55,20 +53,7 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
       } else {
         payments.push(planned.statement);
         written.push(planned);
-        happened = planned.timedOut
-          ? {
-              kind: 'charge_unknown',
-              period: w.period,
-              last: summarize(planned.answer),
-              recheckAt: new Date(at.getTime() + LEASE_MS),
-            }
-          : {
-              kind: 'charge_answered',
-              period: w.period,
-              outcome: outcomeOf(planned.answer),
-              last: summarize(planned.answer),
-              message: planned.answer.message,
-            };
+        happened = plannedEventOf(planned, w.period, new Date(at.getTime() + LEASE_MS));
         outcomes.push(planned.timedOut ? 'unknown' : outcomeOf(planned.answer));
       }
       const uid = sub.cancelled_at ? null : planned.answer.uid;

@@ -1,20 +1,21 @@
 import type { CardRow } from '../cards/repository.js';
-import { lockOpenCharge } from '../charging/index.js';
+import {
+  lockOpenCharge,
+  outcomeOf,
+  planCharge,
+  recordPlannedAttempt,
+  renewalRequest,
+  resolveAttempt,
+  takeAttempt,
+} from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
-import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
-import { GatewayTimeout, gatewayClient, type TransactionAnswer } from '../gateway/client.js';
-import { lockSubscription, type SubscriptionRow } from '../subscriptions/repository.js';
+import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { applyChargeAnswer, chargeTrackingId, outcomeOf } from '../subscriptions/settle.js';
 import { applyTransition } from '../subscriptions/state.js';
-import { type Happened, transition } from '../subscriptions/transitions.js';
-import { summarize } from '../subscriptions/view.js';
+import { subscriptionSubject } from '../subscriptions/subject.js';
+import { transition } from '../subscriptions/transitions.js';
 import { claimBatch } from './claim.js';
-import { renewalRequest } from './request.js';
-
-export { renewalRequest } from './request.js';
-
 import { ctxOf, type Planned, recordPlanned } from './record.js';
 import {
   type BillingObserver,
@@ -95,17 +96,10 @@ async function performBatch(
   const cards = await cardsOf(services, work);
   for (const w of work) {
     const ctx = ctxOf(services, w, contexts);
-    const gateway = gatewayClient(ctx);
-    if (w.kind !== 'charge' || !gateway.planPayment) {
-      oneByOne.push(w);
-      continue;
-    }
-    const p = await gateway
-      .planPayment(renewalRequest(w.sub, w.plan, w.period, w.attempt), cards)
-      .catch((err: unknown) => {
-        if (err instanceof ApiError) return undefined;
-        throw err;
-      });
+    const p =
+      w.kind === 'charge'
+        ? await planCharge(ctx, renewalRequest(w.sub, w.plan, w.period, w.attempt), cards)
+        : undefined;
     if (p) planned.push({ w, ctx, planned: p });
     else oneByOne.push(w);
   }
@@ -165,61 +159,24 @@ function logAttempt(ctx: Ctx, w: Work, outcome: string, seconds: number): void {
   );
 }
 
-/** Charges a claimed attempt and records the answer; the outcome, for the log and the summary. */
+/** Charges a claimed attempt and records the answer (charging); the outcome, for the log and the summary. */
 async function charge(ctx: Ctx, w: Work): Promise<string> {
-  const gateway = gatewayClient(ctx);
   const request = renewalRequest(w.sub, w.plan, w.period, w.attempt);
+  const subject = subscriptionSubject(ctx, w.sub.id, w.plan);
   const ref = { period: w.period, attempt: w.attempt };
-  if (gateway.planPayment) {
-    const planned = await gateway.planPayment(request).catch((err: unknown) => {
-      if (err instanceof ApiError) return undefined;
-      throw err;
-    });
-    if (planned) {
-      // The payment and its outcome commit together, and only if the subscription is still billed.
-      const recorded = await ctx.db.tx(async (tx) => {
-        const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
-        if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return false;
-        if (sub.cancelled_at) {
-          await applyTo(tx, ctx, w, sub, { kind: 'charge_abandoned', period: w.period });
-          return false;
-        }
-        await tx.query(planned.statement);
-        if (planned.timedOut) return true;
-        await applyChargeAnswer(tx, ctx, w.sub.id, w.plan, ref, planned.answer);
-        return true;
-      });
-      if (!recorded) return 'canceled';
-      planned.recorded();
-      if (planned.timedOut) return settleUnknown(ctx, w, planned.answer);
-      return outcomeOf(planned.answer);
-    }
+  const lease = () => new Date(ctx.clock.now().getTime() + LEASE_MS);
+  const planned = await planCharge(ctx, request);
+  if (planned) {
+    // The payment and its outcome commit together, and only if the subscription is still billed.
+    const recorded = await recordPlannedAttempt(ctx, subject, ref, planned, lease());
+    if (recorded !== 'recorded') return 'canceled';
+    planned.recorded();
+    return planned.timedOut ? 'unknown' : outcomeOf(planned.answer);
   }
   // Step by step: asked over HTTP, or for a card whose outcome depends on its history.
   const held = await holdForRequest(ctx, w);
   if (held !== 'held') return held;
-  let answer: TransactionAnswer;
-  try {
-    answer = await gateway.payment(request);
-  } catch (err) {
-    if (err instanceof GatewayTimeout) {
-      const pending = err.uid ? await gateway.query(err.uid).catch(() => undefined) : undefined;
-      return settleUnknown(ctx, w, pending);
-    }
-    if (err instanceof ApiError) {
-      await settle(ctx, w, {
-        kind: 'charge_answered',
-        period: w.period,
-        outcome: 'refused',
-        last: null,
-        message: err.message,
-      });
-      return 'refused';
-    }
-    throw err;
-  }
-  await ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, w.sub.id, w.plan, ref, answer));
-  return outcomeOf(answer);
+  return (await takeAttempt(ctx, subject, ref, request, lease)).outcome;
 }
 
 /**
@@ -234,55 +191,26 @@ async function charge(ctx: Ctx, w: Work): Promise<string> {
  * subscription was cancelled meanwhile is abandoned without a charge.
  */
 async function holdForRequest(ctx: Ctx, w: Work): Promise<'held' | 'canceled' | typeof LEASE_LOST> {
+  const subject = subscriptionSubject(ctx, w.sub.id, w.plan);
   return ctx.db.tx(async (tx) => {
-    const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
+    const sub = await subject.lock(tx);
     if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return LEASE_LOST;
-    if (sub.cancelled_at) {
-      await applyTo(tx, ctx, w, sub, { kind: 'charge_abandoned', period: w.period });
+    const attempt = { period: w.period, attempt: w.attempt, uid: null };
+    if (!subject.charged(sub)) {
+      await subject.apply(tx, sub, { kind: 'charge_abandoned', period: w.period }, attempt);
       return 'canceled';
     }
     if (sub.renew_at?.getTime() !== w.sub.renew_at?.getTime()) return LEASE_LOST;
-    await applyTo(tx, ctx, w, sub, { kind: 'lease', until: new Date(ctx.clock.now().getTime() + LEASE_MS) });
+    await applyLease(tx, ctx, w, sub, new Date(ctx.clock.now().getTime() + LEASE_MS));
     return 'held';
   });
 }
 
-/** No answer in time: the attempt waits, marked unknown, until a query under a later lease settles it. */
-async function settleUnknown(ctx: Ctx, w: Work, pending: TransactionAnswer | undefined): Promise<string> {
-  await settle(
-    ctx,
-    w,
-    {
-      kind: 'charge_unknown',
-      period: w.period,
-      last: pending ? summarize(pending) : null,
-      recheckAt: new Date(ctx.clock.now().getTime() + LEASE_MS),
-    },
-    pending?.uid ?? null,
-  );
-  return 'unknown';
-}
-
-async function settle(ctx: Ctx, w: Work, happened: Happened, uid: string | null = null): Promise<void> {
-  await ctx.db.tx(async (tx) => {
-    const sub = await lockSubscription(tx, ctx.shop.id, w.sub.id);
-    if (!sub || !(await lockOpenCharge(tx, w.sub.id, w.period, w.attempt))) return;
-    await applyTo(tx, ctx, w, sub, happened, uid);
-  });
-}
-
-/** Applies what happened to the work's locked subscription and its attempt, by the shop's rules. */
-function applyTo(
-  tx: Tx,
-  ctx: Ctx,
-  w: Work,
-  sub: SubscriptionRow,
-  happened: Happened,
-  uid: string | null = null,
-) {
+/** Keeps others off the locked subscription until `until` (its lease), by the shop's rules. */
+async function applyLease(tx: Tx, ctx: Ctx, w: Work, sub: SubscriptionRow, until: Date): Promise<void> {
   const now = ctx.clock.now();
-  const t = transition(sub, w.plan, happened, now, rulesFor(ctx.shop));
-  return applyTransition(tx, sub, w.plan, t, now, { period: w.period, attempt: w.attempt, uid });
+  const t = transition(sub, w.plan, { kind: 'lease', until }, now, rulesFor(ctx.shop));
+  await applyTransition(tx, sub, w.plan, t, now);
 }
 
 /**
@@ -292,17 +220,13 @@ function applyTo(
  * lease outlasts any request), so it is abandoned and the period is tried again under a new attempt.
  */
 async function resolve(ctx: Ctx, w: Work, summary: BillingSummary): Promise<string> {
-  const gateway = gatewayClient(ctx);
-  const found = await gateway.queryByTrackingId(chargeTrackingId(w.sub.id, w.period, w.attempt));
-  const answer = found.find((t) => t.type === 'payment');
-  const ref = { period: w.period, attempt: w.attempt };
-  if (answer && answer.status !== 'pending') {
-    await ctx.db.tx((tx) => applyChargeAnswer(tx, ctx, w.sub.id, w.plan, ref, answer));
-    summary.resolved++;
-    return outcomeOf(answer);
-  }
-  if (answer) return 'unknown';
-  await settle(ctx, w, { kind: 'charge_abandoned', period: w.period });
+  const resolved = await resolveAttempt(
+    ctx,
+    subscriptionSubject(ctx, w.sub.id, w.plan),
+    { period: w.period, attempt: w.attempt, transaction_uid: null },
+    { settles: (status) => status !== 'pending', abandonWhenMissing: true },
+  );
+  if (resolved.kind === 'open') return 'unknown';
   summary.resolved++;
-  return 'abandoned';
+  return resolved.kind === 'settled' ? resolved.outcome : 'abandoned';
 }

@@ -1,8 +1,30 @@
 /**
- * The charging module's face: what other features may use of it. Today only the record of each
- * charge attempt (subscription_charges); the rest of a charge's life moves here in later steps of
- * docs/redesign-plan.md (part C).
+ * The charging module's face: what other features may use of it. A charge attempt's life (plan,
+ * claim, send, read, record, resolve) is written here once; its subject (a subscription) passes
+ * itself in through `ChargeSubject`, so charging imports no feature above it.
  */
+export {
+  type ChargeEvent,
+  type ChargeOutcome,
+  eventOf,
+  outcomeOf,
+  outcomeWord,
+  plannedEventOf,
+  type Sent,
+  summarize,
+  type TransactionSummary,
+} from './answers.js';
+export {
+  type AttemptRef,
+  type ChargeSubject,
+  type Resolution,
+  type ResolveOptions,
+  recordAttempt,
+  recordPlannedAttempt,
+  resolveAttempt,
+  type Taken,
+  takeAttempt,
+} from './attempt.js';
 export {
   answeredChargeInsert,
   type ChargeAnswer,
@@ -16,3 +38,15 @@ export {
   lockPendingAttempts,
   openCharge,
 } from './repository.js';
+export {
+  type ChargedSubscription,
+  cardRequest,
+  chargeDescription,
+  chargeGatewayKey,
+  chargeTrackingId,
+  firstChargeRequest,
+  renewalRequest,
+  returnUrlWithId,
+  storedCardRequest,
+} from './requests.js';
+export { plan as planCharge } from './send.js';

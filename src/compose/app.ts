@@ -31,6 +31,7 @@ import { proofRoutes } from '../proofs/routes.js';
 import { shopRoutes } from '../shops/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
 import { subscriptionRoutes } from '../subscriptions/routes.js';
+import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
 
 export type App = FastifyInstance;
 
@@ -123,8 +124,10 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(customerRoutes);
   await app.register(planRoutes);
   await app.register(gatewayRoutes);
-  await app.register(processPageRoutes);
-  await app.register(threeDSecureReturnRoutes);
+  // The gateway's 3-D Secure step settles the subscription it charged for, without knowing it.
+  const afterThreeDs = { afterThreeDs: settleSubscriptionOfTransaction };
+  await app.register(processPageRoutes, afterThreeDs);
+  await app.register(threeDSecureReturnRoutes, afterThreeDs);
   await app.register(proofRoutes);
   await app.register(subscriptionRoutes);
   await app.register(shopRoutes);

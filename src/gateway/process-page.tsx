@@ -6,7 +6,7 @@ import { returnUrlWithResult } from '../pages/return-url.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
 import { findShopRow } from '../shops/repository.js';
 import { type ThreeDSecureStep, threeDSecureStep, UID } from './three-ds.js';
-import { finishThreeDSecureStep } from './three-ds-finish.js';
+import { type AfterThreeDs, finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-finish.js';
 import {
   ChallengePage,
   FrictionlessPage,
@@ -92,13 +92,13 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   return sendPage(reply, 200, page);
 }
 
-async function complete(request: FastifyRequest, reply: FastifyReply) {
+async function complete(request: FastifyRequest, reply: FastifyReply, after: AfterThreeDs | undefined) {
   const services = servicesOf(request);
   const uid = uidOf(request);
   const { step, lang, view, returnUrl } = await load(services, uid);
   const outcome = (request.body as Record<string, unknown> | undefined)?.outcome;
   if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) throw new PageProblem(400, 'badRequest', lang);
-  const status = await finishThreeDSecureStep(services, step, outcome as 'passed' | 'failed');
+  const status = await finishThreeDSecureStep(services, step, outcome as 'passed' | 'failed', after);
   const target = returnUrl && returnUrlWithResult(returnUrl, uid, status);
   if (target) {
     allowFormTargets(reply, [target]);
@@ -112,9 +112,11 @@ async function complete(request: FastifyRequest, reply: FastifyReply) {
 }
 
 /** The page's routes, with their own form parser and error pages: the API around them stays JSON. */
-export const processPageRoutes: FastifyPluginAsync = async (app) => {
+export const processPageRoutes: FastifyPluginAsync<ThreeDsRouteOptions> = async (app, opts) => {
   await registerPageScope(app, { problemPage: threeDsProblemPage, formLimit: 4096 });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/process/:uid', options, show);
-  app.post('/process/:uid', { ...options, preHandler: app.csrfProtection }, complete);
+  app.post('/process/:uid', { ...options, preHandler: app.csrfProtection }, (request, reply) =>
+    complete(request, reply, opts.afterThreeDs),
+  );
 };

@@ -1,8 +1,18 @@
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { TransactionStatus } from '../ledger/repository.js';
-import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
 import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';
+
+/**
+ * What follows a finished 3-D Secure step outside the gateway: the composition root hands in the
+ * settling of the subscription whose charge it was (the gateway knows no subscription).
+ */
+export type AfterThreeDs = (services: Services, uid: string) => Promise<void>;
+
+/** The options of the routes that finish a step (process-page.tsx, three-ds-return.ts). */
+export interface ThreeDsRouteOptions {
+  afterThreeDs?: AfterThreeDs;
+}
 
 /**
  * Finishes the cardholder's 3-D Secure step with their answer, for the page the browser posts to and
@@ -11,13 +21,14 @@ import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from '.
  * - a frictionless step always completes as passed: the card, not the cardholder, decides;
  * - a step already finished (a double click, a retried request) changes nothing: the answer is the
  *   status the first one left;
- * - then the subscription whose charge it was settles. Should that fail, the payment's result
- *   stands, and the subscription settles on its next read or billing run instead.
+ * - then `after` settles the subscription whose charge it was. Should that fail, the payment's
+ *   result stands, and the subscription settles on its next read or billing run instead.
  */
 export async function finishThreeDSecureStep(
   services: Services,
   step: ThreeDSecureStep,
   outcome: 'passed' | 'failed',
+  after: AfterThreeDs | undefined,
 ): Promise<TransactionStatus> {
   let status = step.status;
   if (status === 'incomplete') {
@@ -31,7 +42,7 @@ export async function finishThreeDSecureStep(
     }
   }
   try {
-    await settleSubscriptionOfTransaction(services, step.uid);
+    await after?.(services, step.uid);
   } catch (err) {
     services.log.error({ err, uid: step.uid }, 'could not settle the subscription after 3-D Secure');
   }

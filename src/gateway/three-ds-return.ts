@@ -8,7 +8,7 @@ import { gatewayErrorBody } from './error-body.js';
 import { getTransaction } from './query.js';
 import { gatewayErrors, TransactionEnvelope } from './schemas.js';
 import { threeDSecureStep, UID } from './three-ds.js';
-import { finishThreeDSecureStep } from './three-ds-finish.js';
+import { finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-finish.js';
 
 /**
  * `POST /process/{uid}/return`: the shop's server finishes the cardholder's 3-D Secure step with the
@@ -53,7 +53,7 @@ const ReturnBody = Type.Object({
   md: Type.Optional(Type.String({ description: 'Accepted and not read' })),
 });
 
-export const threeDSecureReturnRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const threeDSecureReturnRoutes: FastifyPluginAsyncTypebox<ThreeDsRouteOptions> = async (app, opts) => {
   // The page's form, forwarded as posted, is as good an answer as the platform clients' JSON.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -75,7 +75,7 @@ export const threeDSecureReturnRoutes: FastifyPluginAsyncTypebox = async (app) =
     async (request) => {
       const ctx = ctxOf(request);
       const step = await stepOf(ctx, request.params.uid);
-      await finishThreeDSecureStep(ctx, step, outcomeOf(request.body));
+      await finishThreeDSecureStep(ctx, step, outcomeOf(request.body), opts.afterThreeDs);
       return { transaction: await getTransaction(ctx, step.uid) };
     },
   );

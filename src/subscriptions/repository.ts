@@ -1,7 +1,7 @@
 import type { CardRecord } from '../cards/vault.js';
+import type { TransactionSummary } from '../charging/index.js';
 import { unknownCursor } from '../core/paging.js';
 import type { Queryable, Tx } from '../db/db.js';
-import type { TransactionSummary } from './summary.js';
 
 /**
  * Reads and locks of subscriptions. Their writer is state.ts: a row is changed only there, from a

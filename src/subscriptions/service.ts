@@ -1,7 +1,14 @@
 import { localDayOfMonth } from '../calendar/interval.js';
 import type { CardInput } from '../cards/validation.js';
 import type { CardRecord } from '../cards/vault.js';
-import { answeredChargeInsert, claimCharge } from '../charging/index.js';
+import {
+  answeredChargeInsert,
+  cardRequest,
+  claimCharge,
+  firstChargeRequest,
+  planCharge,
+  plannedEventOf,
+} from '../charging/index.js';
 import {
   checkoutOfSubscription,
   checkoutUrl,
@@ -20,11 +27,10 @@ import {
   newCustomerRow,
 } from '../customers/repository.js';
 import type { Statement } from '../db/db.js';
-import { gatewayClient, type PlannedPayment } from '../gateway/client.js';
 import { newId } from '../ids.js';
 import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
-import { cardRequest, firstChargeRequest, takeFirstCharge, tokenizeCard } from './charge.js';
+import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { CancelInput, checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
   findSubscription,
@@ -36,7 +42,7 @@ import {
 } from './repository.js';
 import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule } from './schedule.js';
-import { outcomeOf, settleOpenCharge } from './settle.js';
+import { settleOpenCharge } from './settle.js';
 import {
   applyTransition,
   changedRow,
@@ -46,7 +52,7 @@ import {
   subscriptionEventInsert,
 } from './state.js';
 import { type SubscriptionEvent, transition } from './transitions.js';
-import { type Subscription, summarize, toSubscription } from './view.js';
+import { type Subscription, toSubscription } from './view.js';
 
 const CREATED = ['created.subscription'] as const;
 const CREATED_IN_TRIAL: readonly (SubscriptionEvent | 'created.subscription')[] = [
@@ -141,8 +147,7 @@ async function createWithPlannedCharge(
   input: SubscriptionInput,
   card: CardInput,
 ): Promise<Subscription | undefined> {
-  const gateway = gatewayClient(ctx);
-  if (!gateway.planPayment) return undefined;
+  if (ctx.config.gatewayRemote) return undefined;
   const now = ctx.clock.now();
   const planData: PlanData | undefined = 'create' in input.plan ? input.plan.create : undefined;
   const newPlan = planData && newPlanRow(ctx.shop.id, newId('pln'), planData, now);
@@ -163,37 +168,19 @@ async function createWithPlannedCharge(
     now,
   });
 
-  let planned: PlannedPayment | undefined;
-  try {
-    planned = await gateway.planPayment(firstChargeRequest(sub, plan, charge, cardRequest(card)));
-  } catch (err) {
-    // A refused request is answered by the step-by-step path, which records the refusal as it should.
-    if (err instanceof ApiError) return undefined;
-    throw err;
-  }
+  // A refused request is answered by the step-by-step path, which records the refusal as it should.
+  const planned = await planCharge(ctx, firstChargeRequest(sub, plan, charge, cardRequest(card)));
   if (!planned) return undefined;
 
   sub.card_token = planned.card.token;
   sub.card = planned.card;
   const created = newSubscriptionRow(sub, now);
   // As the step-by-step path would record the answer: a timeout leaves the outcome unknown.
+  const recheckAt = new Date(now.getTime() + CHARGE_LEASE_MS);
   const t = transition(
     created,
     plan,
-    planned.timedOut
-      ? {
-          kind: 'charge_unknown',
-          period: charge.period,
-          last: summarize(planned.answer),
-          recheckAt: new Date(now.getTime() + CHARGE_LEASE_MS),
-        }
-      : {
-          kind: 'charge_answered',
-          period: charge.period,
-          outcome: outcomeOf(planned.answer),
-          last: summarize(planned.answer),
-          message: planned.answer.message,
-        },
+    plannedEventOf(planned, charge.period, recheckAt),
     now,
     rulesFor(ctx.shop),
   );

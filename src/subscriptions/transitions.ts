@@ -1,8 +1,8 @@
 import type { CardRecord } from '../cards/vault.js';
+import type { ChargeEvent } from '../charging/index.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionChange, SubscriptionRow } from './repository.js';
 import { cyclesDone, type FirstSchedule, periodEnd, THREE_DS_RECHECK_MS, TRIAL_PERIOD } from './schedule.js';
-import type { TransactionSummary } from './view.js';
 
 /**
  * A subscription's whole state machine (the seed's transition table), as one pure function: what
@@ -12,28 +12,11 @@ import type { TransactionSummary } from './view.js';
  * asks `transition` and applies the result with the one writer (state.ts).
  */
 
-/** What the gateway said of one charge attempt; `refused` when it refused the request itself. */
-export type ChargeOutcome = 'successful' | 'failed' | 'error' | 'incomplete' | 'pending' | 'refused';
+export type { ChargeOutcome } from '../charging/index.js';
 
 export type Happened =
-  /** A charge attempt's answer (or the gateway's refusal of it). */
-  | {
-      kind: 'charge_answered';
-      period: number;
-      outcome: ChargeOutcome;
-      last: TransactionSummary | null;
-      message: string | null;
-    }
-  /**
-   * No answer in time: the outcome is unknown until a query tells; the billing engine asks again
-   * at `recheckAt`.
-   */
-  | { kind: 'charge_unknown'; period: number; last: TransactionSummary | null; recheckAt?: Date }
-  /**
-   * A claimed attempt proven never to have reached the gateway (after its lease, a query found
-   * nothing), or never sent because the subscription was cancelled first: nothing was charged.
-   */
-  | { kind: 'charge_abandoned'; period: number }
+  /** What happened to a charge attempt: answered, unknown or abandoned (charging/answers.ts). */
+  | ChargeEvent
   /** The scheduler takes a due renewal (or the charge that ends a trial). */
   | { kind: 'renewal_claimed'; period: number; lease: Date }
   /**

@@ -8,6 +8,7 @@ import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { finishThreeDSecureStep } from '../../src/gateway/three-ds-finish.js';
 import { moveShopClock } from '../../src/shops/repository.js';
+import { settleSubscriptionOfTransaction } from '../../src/subscriptions/settle.js';
 import { type Client, client, type Harness, newShop, type TestShop } from '../harness.js';
 
 /**
@@ -144,7 +145,7 @@ export class World {
     if (!row) return false;
     const step = await threeDSecureStep(this.services, row.transaction_uid);
     if (!step) throw new Error(`no 3-D Secure step for ${row.transaction_uid}`);
-    await finishThreeDSecureStep(this.services, step, outcome);
+    await finishThreeDSecureStep(this.services, step, outcome, settleSubscriptionOfTransaction);
     return true;
   }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { claimCharge } from '../../src/charging/index.js';
+import { chargeDescription, claimCharge, returnUrlWithId } from '../../src/charging/index.js';
 import { InProcessGatewayClient } from '../../src/gateway/client.js';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { findPlanOfShop } from '../../src/plans/service.js';
-import { chargeDescription, returnUrlWithId, takeFirstCharge } from '../../src/subscriptions/charge.js';
+import { takeFirstCharge } from '../../src/subscriptions/charge.js';
 import { findSubscription } from '../../src/subscriptions/repository.js';
 import { updateStatement, withChange } from '../../src/subscriptions/state.js';
 import { card, cardBody, monthly, paymentsOf, subShop } from './helpers.js';

@@ -1,8 +1,8 @@
+import { returnUrlWithId } from '../../charging/index.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
 import type { Plan } from '../../plans/service.js';
-import { returnUrlWithId } from '../../subscriptions/charge.js';
 import type { SubscriptionRow } from '../../subscriptions/repository.js';
 import { firstSchedule } from '../../subscriptions/schedule.js';
 import { bankMessage } from '../bank-messages.js';

@@ -1,0 +1,164 @@
+import type { Ctx } from '../context.js';
+import type { Tx } from '../db/db.js';
+import type { ChargeRequest, PlannedPayment } from '../gateway/client.js';
+import { type ChargeEvent, eventOf, outcomeWord, plannedEventOf, type Sent } from './answers.js';
+import { lockOpenCharge } from './repository.js';
+import { chargeGatewayKey, chargeTrackingId } from './requests.js';
+import { queryCharge, queryChargeByTrackingId, send } from './send.js';
+
+/**
+ * The life of one charge attempt after its claim (docs/redesign-plan.md, B.2):
+ *
+ *   SEND    no transaction open: the gateway call, with the attempt's idempotency key (send.ts)
+ *   READ    the answer becomes one ChargeEvent (answers.ts)
+ *   RECORD  one transaction: the subject locked, then its attempt while still open; the subject
+ *           applies the event (its state machine and its one writer) and the attempt settles
+ *
+ * An attempt is answered once: whoever records second (a read settling it, the 3-D Secure page, the
+ * request that made the charge) finds it no longer open and changes nothing. An open attempt is
+ * resolved by asking the gateway (resolveAttempt), never by charging again.
+ */
+
+/** One attempt at the charge of a period. */
+export interface AttemptRef {
+  period: number;
+  attempt: number;
+}
+
+/**
+ * What a charge is for (a subscription), as charging needs it: charging knows no subscription, the
+ * subscription passes itself in. Lock order, always: the subject, then its attempt.
+ */
+export interface ChargeSubject<S> {
+  /** Whose charges these are: subscription_charges.subscription_id. */
+  readonly id: string;
+  /** Locks the subject in `tx`; undefined when it is gone. */
+  lock(tx: Tx): Promise<S | undefined>;
+  /** Whether the locked subject still wants its charge (a cancelled subscription does not). */
+  charged(locked: S): boolean;
+  /** Applies `event` to the locked subject and settles the attempt (with its transaction's uid). */
+  apply(tx: Tx, locked: S, event: ChargeEvent, attempt: AttemptRef & { uid: string | null }): Promise<S>;
+}
+
+/**
+ * RECORD: applies `event` to the subject and its attempt, once. Resolves with the subject as it is
+ * now, whether this call recorded the event or another had already settled the attempt.
+ */
+export function recordAttempt<S>(
+  ctx: Pick<Ctx, 'db'>,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef,
+  event: ChargeEvent,
+  uid: string | null,
+): Promise<S> {
+  return ctx.db.tx(async (tx) => {
+    const locked = await subject.lock(tx);
+    if (locked === undefined) throw new Error(`the subject ${subject.id} of a charge vanished`);
+    if (!(await lockOpenCharge(tx, subject.id, attempt.period, attempt.attempt))) return locked;
+    return subject.apply(tx, locked, event, { ...attempt, uid });
+  });
+}
+
+/**
+ * Records a payment the in-process gateway decided without I/O (send.ts: plan) together with its
+ * outcome, in one transaction, and only while its attempt is still open and its subject still wants
+ * it: a subject cancelled meanwhile has the attempt abandoned and nothing is charged. 'lost' when
+ * the attempt was no longer open (another run settled it).
+ */
+export function recordPlannedAttempt<S>(
+  ctx: Pick<Ctx, 'db'>,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef,
+  planned: PlannedPayment,
+  recheckAt: Date,
+): Promise<'recorded' | 'abandoned' | 'lost'> {
+  return ctx.db.tx(async (tx) => {
+    const locked = await subject.lock(tx);
+    if (locked === undefined || !(await lockOpenCharge(tx, subject.id, attempt.period, attempt.attempt)))
+      return 'lost';
+    if (!subject.charged(locked)) {
+      await subject.apply(
+        tx,
+        locked,
+        { kind: 'charge_abandoned', period: attempt.period },
+        { ...attempt, uid: null },
+      );
+      return 'abandoned';
+    }
+    await tx.query(planned.statement);
+    const event = plannedEventOf(planned, attempt.period, recheckAt);
+    await subject.apply(tx, locked, event, { ...attempt, uid: planned.answer.uid });
+    return 'recorded';
+  });
+}
+
+export interface Taken<S> {
+  subject: S;
+  /** The outcome word, for logs and the billing summary. */
+  outcome: string;
+}
+
+/**
+ * SEND, READ and RECORD for a claimed attempt: the request goes out with the attempt's idempotency
+ * key, and whatever comes back (an answer, a refusal, nothing in time) is recorded as its event. An
+ * unknown outcome is asked about again at `recheckAt`.
+ */
+export async function takeAttempt<S>(
+  ctx: Ctx,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef,
+  request: ChargeRequest,
+  recheckAt: () => Date,
+): Promise<Taken<S>> {
+  const sent: Sent = await send(ctx, request, {
+    subscriptionId: subject.id,
+    idempotencyKey: chargeGatewayKey(subject.id, attempt.period, attempt.attempt),
+  });
+  const uid =
+    sent.kind === 'answered' ? sent.answer.uid : sent.kind === 'unknown' ? (sent.uid ?? null) : null;
+  const event = eventOf(sent, attempt.period, recheckAt());
+  return { subject: await recordAttempt(ctx, subject, attempt, event, uid), outcome: outcomeWord(sent) };
+}
+
+/** What asking the gateway about an open attempt found. */
+export type Resolution<S> =
+  | { kind: 'settled'; subject: S; outcome: string }
+  /** The gateway has it, not finished yet (pending, or a 3-D Secure step still open). */
+  | { kind: 'open' }
+  /** The gateway never got it: abandoned, so its period can be tried again. */
+  | { kind: 'abandoned'; subject: S };
+
+export interface ResolveOptions {
+  /** Whether the gateway's status of the transaction settles the attempt. */
+  settles: (status: string) => boolean;
+  /** Abandon the attempt when the gateway has no payment under its tracking id. */
+  abandonWhenMissing: boolean;
+}
+
+/**
+ * An open attempt (a 3-D Secure step, a timeout, a process that died before recording) resolved by
+ * asking the gateway, never by charging again: by uid when known, else by its tracking id. A final
+ * answer is recorded as if it had come at once. None at all, when the caller knows the attempt's
+ * lease has passed, means it never reached the gateway (the claim commits before the request leaves,
+ * and a lease outlasts any request): it is abandoned.
+ */
+export async function resolveAttempt<S>(
+  ctx: Ctx,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef & { transaction_uid: string | null },
+  options: ResolveOptions,
+): Promise<Resolution<S>> {
+  const answer = attempt.transaction_uid
+    ? await queryCharge(ctx, attempt.transaction_uid)
+    : await queryChargeByTrackingId(ctx, chargeTrackingId(subject.id, attempt.period, attempt.attempt));
+  const ref = { period: attempt.period, attempt: attempt.attempt };
+  if (answer && options.settles(answer.status)) {
+    const sent: Sent = { kind: 'answered', answer };
+    const event = eventOf(sent, attempt.period, ctx.clock.now());
+    const recorded = await recordAttempt(ctx, subject, ref, event, answer.uid);
+    return { kind: 'settled', subject: recorded, outcome: outcomeWord(sent) };
+  }
+  if (answer || !options.abandonWhenMissing) return { kind: 'open' };
+  const event: ChargeEvent = { kind: 'charge_abandoned', period: attempt.period };
+  return { kind: 'abandoned', subject: await recordAttempt(ctx, subject, ref, event, null) };
+}

@@ -1,0 +1,113 @@
+import type { Ctx } from '../context.js';
+import { ApiError } from '../core/errors.js';
+import type { KnownCards } from '../gateway/card-source.js';
+import {
+  type ChargeRequest,
+  GatewayInFlight,
+  GatewayTimeout,
+  gatewayClient,
+  type PlannedPayment,
+} from '../gateway/client.js';
+import type { Sent } from './answers.js';
+
+/**
+ * The only place a subscription's charge meets the gateway. `send` makes the call and turns every
+ * way it can end into a `Sent`; it never throws for the gateway's sake, so no caller can mistake a
+ * silence for a refusal or the other way round.
+ */
+
+export interface SendOptions {
+  /** The gateway idempotency key of the attempt (requests.ts: chargeGatewayKey). */
+  idempotencyKey?: string;
+  /** For the log: whose charge it is. */
+  subscriptionId: string;
+}
+
+/**
+ * Sends a payment. A refusal of the request (422 and the like) charged nothing; a timeout, a gateway
+ * still busy with the same key (409) or a failure without an answer leave the outcome unknown: the
+ * attempt is then resolved by query (attempt.ts: resolveAttempt), never charged again blindly.
+ */
+export async function send(ctx: Ctx, request: ChargeRequest, options: SendOptions): Promise<Sent> {
+  // Refused inside a transaction once every keyed route that charges is phased (redesign 8b);
+  // until then only a phased request (ctx.keyed) asks for it.
+  const gateway = gatewayClient(ctx);
+  try {
+    const answer = await gateway.payment(
+      request,
+      options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : undefined,
+    );
+    return { kind: 'answered', answer };
+  } catch (err) {
+    if (err instanceof GatewayTimeout) {
+      const pending = err.uid ? await gateway.query(err.uid).catch(() => undefined) : undefined;
+      return { kind: 'unknown', uid: err.uid, pending };
+    }
+    if (err instanceof GatewayInFlight) {
+      ctx.log.warn(
+        { subscription: options.subscriptionId, tracking_id: request.tracking_id },
+        'the gateway is still processing this charge; its outcome is resolved by query',
+      );
+      return { kind: 'unknown', uid: undefined, pending: undefined };
+    }
+    if (options.idempotencyKey && err instanceof ApiError && isKeyReused(err)) {
+      // The gateway holds another request under this attempt's key: whatever it did with that one is
+      // this attempt's outcome, so it is asked about, never taken for a refusal.
+      ctx.log.error(
+        { subscription: options.subscriptionId, tracking_id: request.tracking_id },
+        'the gateway holds another request under this charge key; its outcome is resolved by query',
+      );
+      return { kind: 'unknown', uid: undefined, pending: undefined };
+    }
+    if (err instanceof ApiError) {
+      ctx.log.warn(
+        { subscription: options.subscriptionId, errors: err.errors },
+        'the gateway refused a charge',
+      );
+      return { kind: 'refused', message: err.message };
+    }
+    ctx.log.error(
+      { err, subscription: options.subscriptionId, tracking_id: request.tracking_id },
+      'a charge failed without an answer; its outcome is resolved by query',
+    );
+    return { kind: 'unknown', uid: undefined, pending: undefined };
+  }
+}
+
+/** The gateway's 422 for a key used before with another request (http/idempotency/keys.ts). */
+function isKeyReused(err: ApiError): boolean {
+  return err.code === 'validation' && Array.isArray(err.errors.idempotency_key);
+}
+
+/**
+ * With the gateway in this process, decides a payment without writing it: the caller writes the
+ * payment's statement in the same batch as its own rows. Undefined when it cannot be planned (a
+ * remote gateway, a card whose outcome depends on its history) or the gateway refuses the request:
+ * then the attempt goes through `send`, which records the refusal as it should.
+ */
+export async function plan(
+  ctx: Ctx,
+  request: ChargeRequest,
+  known?: KnownCards,
+): Promise<PlannedPayment | undefined> {
+  if (ctx.config.gatewayRemote) return undefined;
+  const gateway = gatewayClient(ctx);
+  if (!gateway.planPayment) return undefined;
+  try {
+    return await gateway.planPayment(request, known);
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
+}
+
+/** The transaction of `uid` (an open attempt's), or undefined when the gateway has none. */
+export function queryCharge(ctx: Ctx, uid: string) {
+  return gatewayClient(ctx).query(uid);
+}
+
+/** The payment sent under an attempt's tracking id, if the gateway has one. */
+export async function queryChargeByTrackingId(ctx: Ctx, trackingId: string) {
+  const found = await gatewayClient(ctx).queryByTrackingId(trackingId);
+  return found.find((t) => t.type === 'payment');
+}
