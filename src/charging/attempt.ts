@@ -120,6 +120,32 @@ export async function takeAttempt<S>(
   return { subject: await recordAttempt(ctx, subject, attempt, event, uid), outcome: outcomeWord(sent) };
 }
 
+/**
+ * Resumes an attempt claimed by a run that stopped before recording it (a keyed request retried
+ * after a crash): the gateway is asked first, by the attempt's tracking id, and what it has is
+ * recorded. Only when it has nothing is the request sent, with the attempt's idempotency key, so a
+ * gateway that got the first request meanwhile answers with it instead of charging again.
+ */
+export async function resumeAttempt<S>(
+  ctx: Ctx,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef,
+  request: ChargeRequest,
+  recheckAt: () => Date,
+): Promise<Taken<S>> {
+  const found = await queryChargeByTrackingId(
+    ctx,
+    chargeTrackingId(subject.id, attempt.period, attempt.attempt),
+  );
+  if (!found) return takeAttempt(ctx, subject, attempt, request, recheckAt);
+  const sent: Sent = { kind: 'answered', answer: found };
+  const event = eventOf(sent, attempt.period, recheckAt());
+  return {
+    subject: await recordAttempt(ctx, subject, attempt, event, found.uid),
+    outcome: outcomeWord(sent),
+  };
+}
+
 /** What asking the gateway about an open attempt found. */
 export type Resolution<S> =
   | { kind: 'settled'; subject: S; outcome: string }

@@ -22,6 +22,7 @@ export {
   recordAttempt,
   recordPlannedAttempt,
   resolveAttempt,
+  resumeAttempt,
   type Taken,
   takeAttempt,
 } from './attempt.js';

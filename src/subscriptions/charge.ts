@@ -1,5 +1,5 @@
 import { type CardInput, CardMsg } from '../cards/validation.js';
-import { firstChargeRequest, storedCardRequest, takeAttempt } from '../charging/index.js';
+import { firstChargeRequest, resumeAttempt, storedCardRequest, takeAttempt } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
 import { type CardRecord, gatewayClient } from '../gateway/client.js';
@@ -48,7 +48,8 @@ export async function tokenizeCard(ctx: Ctx, card: CardInput): Promise<CardRecor
  * what it answered (charging/attempt.ts). Whatever happens, the answer is a subscription, never an
  * exception: the subscription already exists, and a client that saw an error would retry and pay
  * twice. `returnUrl`: where a 3-D Secure step sends the cardholder instead of the shop's return_url
- * (the hosted checkout page, which shows the outcome before sending them on).
+ * (the hosted checkout page, which shows the outcome before sending them on). `resume`: the attempt
+ * was claimed by a run that stopped before recording it (charging: resumeAttempt).
  */
 export async function takeFirstCharge(
   ctx: Ctx,
@@ -57,9 +58,10 @@ export async function takeFirstCharge(
   charge: { period: number; amount: number },
   cvc: string | undefined,
   returnUrl?: string,
+  resume = false,
 ): Promise<SubscriptionRow> {
   const card = storedCardRequest(sub.card_token as string, cvc);
-  const taken = await takeAttempt(
+  const taken = await (resume ? resumeAttempt : takeAttempt)(
     ctx,
     subscriptionSubject(ctx, sub.id, plan),
     { period: charge.period, attempt: 1 },

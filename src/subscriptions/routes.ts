@@ -137,6 +137,9 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/subscriptions',
     {
+      // A keyed create holds no transaction across the gateway call: it records recovery points
+      // and a retry after a crash resumes (service.ts: resumeKeyed).
+      config: { idempotency: 'phased', rebuildsFinished: true },
       schema: {
         tags,
         summary: 'Create a subscription (redirect variant without a card, card variant with one)',

@@ -6,6 +6,7 @@ import {
   cardRequest,
   claimCharge,
   firstChargeRequest,
+  openCharge,
   planCharge,
   plannedEventOf,
 } from '../charging/index.js';
@@ -203,6 +204,8 @@ async function createWithPlannedCharge(
   for (const event of ['created.subscription' as const, ...t.events]) {
     statements.push(subscriptionEventInsert(event, view, ctx.shop.id, now));
   }
+  // A keyed request's work is done with this batch: a retry after a crash answers from it.
+  if (ctx.keyed) statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
   await ctx.db.batch(statements);
   planned.recorded();
   return view;
@@ -214,6 +217,8 @@ async function createWithPlannedCharge(
  * for the customer on the hosted payment page.
  */
 export async function createSubscription(ctx: Ctx, body: Record<string, unknown>): Promise<Subscription> {
+  const resumed = await resumeKeyed(ctx, body);
+  if (resumed) return resumed;
   const input = await checkSubscriptionInput(ctx, body, ctx.db);
   if (input.card) {
     const created = await createWithPlannedCharge(ctx, input, input.card);
@@ -248,6 +253,15 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
       const claim = { subscriptionId: sub.id, period: charge.period, attempt: 1 };
       await claimCharge(tx, { ...claim, amount: charge.amount, currency: plan.currency }, now);
     }
+    // A keyed request's recovery point commits with the subscription: a retry after a crash resumes
+    // the claimed charge (resumeKeyed), or answers with the subscription when nothing is to charge.
+    if (ctx.keyed) {
+      await tx.query(
+        charge
+          ? ctx.keyed.advance('charge_claimed', { subscription: sub.id, period: charge.period, attempt: 1 })
+          : ctx.keyed.advance('finished', { subscription: sub.id }),
+      );
+    }
     const view = toSubscription({
       row: sub,
       plan,
@@ -268,6 +282,38 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
   if (!charge || !card) return viewOf(ctx, row, { plan, customer });
   const charged = await takeFirstCharge(ctx, row, plan, charge, input.card?.cvc);
   return viewOf(ctx, charged, { plan, customer });
+}
+
+/**
+ * A keyed create retried after its first run stopped (a crash, a lost connection) resumes where that
+ * run stopped instead of creating a second subscription: with the charge claimed, the charge is
+ * resumed (the gateway is asked before anything is sent again, and a resend carries the attempt's
+ * key); with the work finished, the answer is the subscription as it is. Undefined for a first run.
+ */
+async function resumeKeyed(ctx: Ctx, body: Record<string, unknown>): Promise<Subscription | undefined> {
+  const keyed = ctx.keyed;
+  if (!keyed || keyed.point === 'started') return undefined;
+  const id = keyed.resource?.subscription;
+  const row = typeof id === 'string' ? await findSubscription(ctx.db, ctx.shop.id, id) : undefined;
+  // Recorded with the subscription in one commit, so never without it.
+  if (!row) throw ApiError.base('conflict', 'The request with this Idempotency-Key cannot be resumed');
+  if (keyed.point !== 'charge_claimed') return viewOf(ctx, row);
+  const period = Number(keyed.resource?.period);
+  const attempt = Number(keyed.resource?.attempt);
+  const open = await openCharge(ctx.db, row.id);
+  const plan = await findPlanOfShop(ctx, row.plan_id);
+  if (!open || open.period !== period || open.attempt !== attempt || !plan) return viewOf(ctx, row);
+  const charge = { period, amount: open.amount };
+  const resumed = await takeFirstCharge(ctx, row, plan, charge, cvcOf(body), undefined, true);
+  return viewOf(ctx, resumed);
+}
+
+/** The CVC of the retried body (the same body as the first run's: the key's fingerprint says so). */
+function cvcOf(body: Record<string, unknown>): string | undefined {
+  const card = body.card;
+  if (!card || typeof card !== 'object') return undefined;
+  const cvc = (card as Record<string, unknown>).verification_value;
+  return typeof cvc === 'string' || typeof cvc === 'number' ? String(cvc) : undefined;
 }
 
 export async function getSubscription(ctx: Ctx, id: string): Promise<Subscription> {

@@ -19,6 +19,29 @@ describe('subscriptions: Idempotency-Key', () => {
     expect(await countRows(s.h, 'subscriptions', s.shop)).toBe(1);
   });
 
+  it('answers a key whose work finished before its answer was stored with that subscription, charging nothing more', async () => {
+    const s = await subShop();
+    const headers = key('finished');
+    const body = cardBody({ tracking_id: 'idem-finished' });
+    const first = await s.api.post('/subscriptions', body, headers);
+    expect(first.status).toBe(201);
+    // As a process killed after its last commit and before storing the answer leaves the key.
+    const [row] = await s.h.db.query<{ recovery_point: string; resource: unknown }>(
+      `UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL
+       WHERE shop_id = $1 RETURNING recovery_point, resource`,
+      [s.shop.shop.id],
+    );
+    expect(row).toEqual({ recovery_point: 'finished', resource: { subscription: first.body.id } });
+    const retry = await s.api.post('/subscriptions', body, headers);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const replay = await s.api.post('/subscriptions', body, headers);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(await paymentsOf(s.h, s.shop)).toHaveLength(1);
+    expect(await countRows(s.h, 'subscriptions', s.shop)).toBe(1);
+  });
+
   it('refuses the same key with another body', async () => {
     const s = await subShop();
     const headers = key('other-body');

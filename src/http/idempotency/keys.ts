@@ -35,6 +35,12 @@ declare module 'fastify' {
      */
     idempotency?: IdempotencyMode;
     /**
+     * In the phased mode: the verb answers a key whose work finished without a stored answer (a
+     * crash between its last step and storing the answer) from the key's resource. Without it such a
+     * key answers 409, and the work is not run a second time.
+     */
+    rebuildsFinished?: boolean;
+    /**
      * A 504 of this route is an answer, not a failure: the acquirer's silence, with its pending
      * transaction written (the gateway's charge routes). A keyed request keeps it: its effect
      * commits and the 504 is stored under the key, so a resend is told the same instead of charging

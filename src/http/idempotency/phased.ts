@@ -87,11 +87,14 @@ export async function startPhased(
         await release();
         return replay(reply, existing);
       }
-      if (existing.recovery_point === 'finished') {
+      if (
+        existing.recovery_point === 'finished' &&
+        !(request.routeOptions.config?.rebuildsFinished && existing.resource !== null)
+      ) {
         // The work is done but its answer was never stored (a crash between the last step and the
-        // store), or the row is an older version's mark of a running key. Rebuilding the answer from
-        // `resource` is the route's to do (increment 8b, POST /subscriptions); until a route does,
-        // the key answers 409 as such rows always did, and the work is not run a second time.
+        // store), or the row is an older version's mark of a running key. A route that can rebuild
+        // the answer from `resource` does (POST /subscriptions); elsewhere the key answers 409 as
+        // such rows always did, and the work is not run a second time.
         throw ApiError.base('conflict', IN_PROGRESS);
       }
     }
