@@ -67,6 +67,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     KOPEK_MASTER_KEY: options.masterKey,
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
+    // The gateway deployment bills nothing: on a shared store the API's subscriptions, made on the
+    // tests' clock, would look due to its real clock.
+    BILLING: 'off',
   });
   const pgUrl = sharedStoreUrl();
   if (pgUrl) env.DATABASE_URL = pgUrl;
