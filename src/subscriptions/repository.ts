@@ -58,17 +58,23 @@ export interface SubscriptionRow {
   last_transaction: TransactionSummary | null;
   cancel_reason: string | null;
   cancelled_at: Date | null;
+  /**
+   * Whether created.subscription has been written. False only for a card subscription between its
+   * creation and the first record of its first charge (transitions.ts: the charge's record announces it).
+   */
+  announced: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewSubscription = Omit<
+export type NewSubscription = { announced?: boolean } & Omit<
   SubscriptionRow,
   | 'paid_billing_cycles'
   | 'number_failed_payment_attempts'
   | 'last_transaction'
   | 'cancel_reason'
   | 'cancelled_at'
+  | 'announced'
   | 'created_at'
   | 'updated_at'
 >;
@@ -85,6 +91,7 @@ export type SubscriptionChange = Partial<
     | 'last_transaction'
     | 'cancel_reason'
     | 'cancelled_at'
+    | 'announced'
     // Set once, when the customer pays on the hosted page of a redirect subscription.
     | 'customer_id'
     | 'card_token'

@@ -132,6 +132,8 @@ function newSubscription(
       ? new Date(p.now.getTime() + CHARGE_LEASE_MS)
       : (p.schedule?.renewAt ?? null),
     active_to: p.schedule?.activeTo ?? null,
+    // A first charge due now announces the subscription with its outcome (transitions.ts).
+    announced: !p.schedule?.charge,
   };
 }
 
@@ -201,9 +203,8 @@ async function createWithPlannedCharge(
       now,
     ),
   );
-  for (const event of ['created.subscription' as const, ...t.events]) {
-    statements.push(subscriptionEventInsert(event, view, ctx.shop.id, now));
-  }
+  // t.events opens with created.subscription: the charge's outcome announces the subscription.
+  for (const event of t.events) statements.push(subscriptionEventInsert(event, view, ctx.shop.id, now));
   // A keyed request's work is done with this batch: a retry after a crash answers from it.
   if (ctx.keyed) statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
   await ctx.db.batch(statements);
@@ -271,7 +272,8 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
         token: checkout.token,
       },
     });
-    const events = sub.state === 'trial' ? CREATED_IN_TRIAL : CREATED;
+    // Announced now unless a charge is claimed: then its record announces it, with its outcome.
+    const events = !sub.announced ? [] : sub.state === 'trial' ? CREATED_IN_TRIAL : CREATED;
     for (const event of events) {
       const s = subscriptionEventInsert(event, view, ctx.shop.id, now);
       await tx.query(s);

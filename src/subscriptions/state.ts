@@ -48,6 +48,7 @@ const ROW_COLUMNS = [
   'last_transaction',
   'cancel_reason',
   'cancelled_at',
+  'announced',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof SubscriptionRow)[];
@@ -92,6 +93,7 @@ export function insertStatement(r: SubscriptionRow, returning = false): Statemen
       jsonOrNull(r.last_transaction),
       r.cancel_reason,
       r.cancelled_at,
+      r.announced,
       r.created_at,
       r.updated_at,
     ],
@@ -152,6 +154,7 @@ export function withChange(
       change.last_transaction !== undefined ? change.last_transaction : (r.last_transaction ?? null),
     cancel_reason: change.cancel_reason !== undefined ? change.cancel_reason : (r.cancel_reason ?? null),
     cancelled_at: change.cancelled_at !== undefined ? change.cancelled_at : (r.cancelled_at ?? null),
+    announced: change.announced ?? r.announced ?? true,
     created_at: createdAt,
     updated_at: updatedAt,
   };
@@ -166,17 +169,18 @@ const UPDATE_MANY = `UPDATE subscriptions s SET customer_id = v.customer_id, car
     card = v.card, state = v.state, billing_anchor = v.billing_anchor, billing_day = v.billing_day,
     renew_at = v.renew_at, active_to = v.active_to, paid_billing_cycles = v.paid,
     number_failed_payment_attempts = v.failed, last_transaction = v.last_transaction,
-    cancel_reason = v.cancel_reason, cancelled_at = v.cancelled_at, updated_at = v.updated_at
+    cancel_reason = v.cancel_reason, cancelled_at = v.cancelled_at, updated_at = v.updated_at,
+    announced = v.announced
   FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[],
     $7::smallint[], $8::timestamptz[], $9::timestamptz[], $10::int[], $11::int[], $12::jsonb[],
-    $13::text[], $14::timestamptz[], $15::timestamptz[])
+    $13::text[], $14::timestamptz[], $15::timestamptz[], $16::boolean[])
     AS v (id, customer_id, card_token, card, state, billing_anchor, billing_day, renew_at, active_to,
-      paid, failed, last_transaction, cancel_reason, cancelled_at, updated_at)
+      paid, failed, last_transaction, cancel_reason, cancelled_at, updated_at, announced)
   WHERE s.id = v.id`;
 
 /** Writes `rows` back whole (see UPDATE_MANY): one statement, whatever changed in each. */
 export function updateStatement(rows: readonly SubscriptionRow[]): Statement {
-  const columns: unknown[][] = Array.from({ length: 15 }, () => []);
+  const columns: unknown[][] = Array.from({ length: 16 }, () => []);
   for (const r of rows) {
     const values = [
       r.id,
@@ -194,6 +198,7 @@ export function updateStatement(rows: readonly SubscriptionRow[]): Statement {
       r.cancel_reason,
       r.cancelled_at,
       r.updated_at,
+      r.announced !== false,
     ];
     for (let i = 0; i < values.length; i++) (columns[i] as unknown[]).push(values[i]);
   }

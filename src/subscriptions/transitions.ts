@@ -47,6 +47,7 @@ export type Happened =
 export const CHECKOUT_EXPIRED_REASON = 'The payment page expired before the customer paid';
 
 export type SubscriptionEvent =
+  | 'created.subscription'
   | 'trial_started.subscription'
   | 'trial_ended.subscription'
   | 'activated.subscription'
@@ -99,6 +100,23 @@ export function nextPeriod(sub: SubscriptionRow): number {
  * cancellation still goes through; nothing is charged without its plan.
  */
 export function transition(
+  sub: SubscriptionRow,
+  plan: Plan | undefined,
+  happened: Happened,
+  now: Date,
+  rules: Rules,
+): Transition {
+  const t = decide(sub, plan, happened, now, rules);
+  if (sub.announced !== false || !(CHARGE_EVENTS.has(happened.kind) || t.events.length > 0)) return t;
+  // A card subscription announces itself with the first record of its first charge (or whatever
+  // else first changes it): created.subscription then carries the state the API answered, the
+  // same whether the charge was decided in one batch or recorded after a remote gateway's answer.
+  return { ...t, change: { ...t.change, announced: true }, events: ['created.subscription', ...t.events] };
+}
+
+const CHARGE_EVENTS = new Set<Happened['kind']>(['charge_answered', 'charge_unknown', 'charge_abandoned']);
+
+function decide(
   sub: SubscriptionRow,
   plan: Plan | undefined,
   happened: Happened,
