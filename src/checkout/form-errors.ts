@@ -1,6 +1,6 @@
 import type { ErrorTree } from '../core/errors.js';
 import { CARD_ERROR_FIELDS } from '../pages/card-form.js';
-import type { PageLang } from '../pages/lang.js';
+import { defineTexts, type PageLang } from '../pages/lang.js';
 import { type CheckoutTexts, checkoutTexts } from './texts.js';
 
 /** The customer fields a checkout form may show, with their labels and autocomplete tokens. */
@@ -20,13 +20,22 @@ export const CUSTOMER_FIELDS = {
 export type CustomerField = keyof typeof CUSTOMER_FIELDS;
 export const CUSTOMER_FIELD_NAMES = Object.keys(CUSTOMER_FIELDS) as CustomerField[];
 
-const CARD_LABELS: Record<string, { en: string; ru: string }> = {
-  card_number: { en: 'Card number', ru: 'Номер карты' },
-  card_holder: { en: 'Name on card', ru: 'Имя на карте' },
-  card_exp_month: { en: 'Expiry month', ru: 'Месяц окончания' },
-  card_exp_year: { en: 'Expiry year', ru: 'Год окончания' },
-  card_cvc: { en: 'Security code', ru: 'Код безопасности' },
-};
+export const cardLabels = defineTexts({
+  en: {
+    card_number: 'Card number',
+    card_holder: 'Name on card',
+    card_exp_month: 'Expiry month',
+    card_exp_year: 'Expiry year',
+    card_cvc: 'Security code',
+  },
+  ru: {
+    card_number: 'Номер карты',
+    card_holder: 'Имя на карте',
+    card_exp_month: 'Месяц окончания',
+    card_exp_year: 'Год окончания',
+    card_cvc: 'Код безопасности',
+  },
+});
 
 export interface FormProblems {
   /** By the form's field name: card_number, email, … */
@@ -56,7 +65,7 @@ export function formProblems(tree: ErrorTree, lang: PageLang): FormProblems {
     let field: string | undefined;
     if (card) {
       field = card;
-      label = CARD_LABELS[card]?.[lang];
+      label = cardLabels(lang)[card];
     } else if (customer && customer in CUSTOMER_FIELDS) {
       field = customer;
       label = t[CUSTOMER_FIELDS[customer].label];

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
 import { creditCardFromForm } from '../pages/card-form.js';
+import { buyerLang } from '../pages/language-switch.js';
 import { hostedProblemPage } from '../pages/problem.js';
 import { sendPage } from '../pages/render.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
@@ -69,7 +70,7 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   const loaded = await load(services, (request.query as Record<string, unknown>).token);
   if (loaded.kind === 'subscription') {
     const { sc } = loaded;
-    const lang = subscriptionLang(sc.sub);
+    const lang = buyerLang(request, subscriptionLang(sc.sub));
     if (!sc.open) {
       const result = subscriptionResult(sc, lang, selfUrl(services, sc.checkout.token));
       return sendPage(reply, sc.expired ? 410 : 200, <ResultPage {...result} />);
@@ -89,8 +90,9 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
     );
   }
   const { c } = loaded;
+  const lang = buyerLang(request, ctpLang(c.row));
   if (!ctpOpen(c.row, c.ctx.clock.now())) {
-    const result = ctpResult(c, selfUrl(services, c.row.token));
+    const result = ctpResult(c, selfUrl(services, c.row.token), lang);
     const expired = c.row.finished_at === null && c.row.status !== 'incomplete';
     return sendPage(reply, expired ? 410 : 200, <ResultPage {...result} />);
   }
@@ -99,7 +101,7 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   return sendPage(
     reply,
     200,
-    <CtpFormPage c={c} csrf={csrf} shopName={await shopName(services, c.ctx.shop.id)} />,
+    <CtpFormPage c={c} lang={lang} csrf={csrf} shopName={await shopName(services, c.ctx.shop.id)} />,
   );
 }
 
@@ -120,7 +122,7 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
 
   if (loaded.kind === 'subscription') {
     const { sc } = loaded;
-    const lang = subscriptionLang(sc.sub);
+    const lang = buyerLang(request, subscriptionLang(sc.sub));
     const outcome = await answering(token, () =>
       paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip }),
     );
@@ -169,15 +171,16 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
   const outcome = await answering(token, () =>
     payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry }),
   );
-  if (outcome.kind === 'unavailable') throw new PageProblem(503, 'unavailable', ctpLang(c.row));
+  const lang = buyerLang(request, ctpLang(c.row));
+  if (outcome.kind === 'unavailable') throw new PageProblem(503, 'unavailable', lang);
   if (outcome.kind === 'invalid') {
-    const lang = ctpLang(c.row);
     const csrf = reply.generateCsrf();
     // The checkout as it is now: a try the gateway refused still counts, and the form names the next.
     const now = (await loadCtpCheckout(services, token)) ?? c;
     const page = (
       <CtpFormPage
         c={now}
+        lang={lang}
         csrf={csrf}
         shopName={await shopName(services, c.ctx.shop.id)}
         problems={formProblems(outcome.errors, lang)}
@@ -203,7 +206,7 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
 }
 
 export const checkoutPageRoutes: FastifyPluginAsync = async (app) => {
-  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384 });
+  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384, buyerLanguage: true });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/v2/checkout', options, show);
   app.post('/v2/checkout', { ...options, preHandler: app.csrfProtection }, pay);

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { ComponentChildren } from 'preact';
-import { Details, ErrorSummary, TestBanner } from '../pages/components.js';
+import { Details, ErrorSummary } from '../pages/components.js';
 import { HostedPage } from '../pages/document.js';
 import { fill, type PageLang } from '../pages/lang.js';
 import { checkoutTexts } from './texts.js';
@@ -22,14 +22,8 @@ export function CheckoutFrame(p: {
   scripts?: string[];
   children: ComponentChildren;
 }) {
-  const t = checkoutTexts(p.lang);
   return (
-    <HostedPage
-      lang={p.lang}
-      title={p.title}
-      scripts={p.scripts ?? []}
-      banner={p.test ? <TestBanner text={t.test} /> : undefined}
-    >
+    <HostedPage lang={p.lang} title={p.title} scripts={p.scripts ?? []} test={p.test}>
       {p.children}
     </HostedPage>
   );

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
 import { type PageLang, pageLang } from '../pages/lang.js';
+import { buyerLang } from '../pages/language-switch.js';
 import { sendPage } from '../pages/render.js';
 import { returnUrlWithResult } from '../pages/return-url.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
@@ -45,13 +46,14 @@ interface Loaded {
   returnUrl: string | null;
 }
 
-async function load(services: Services, uid: string): Promise<Loaded> {
+async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
+  const services = servicesOf(request);
   const step = UID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
   if (!step) throw new PageProblem(404, 'notFound');
   const shop = await findShopRow(services.db, step.shopId);
   return {
     step,
-    lang: pageLang(step.language),
+    lang: buyerLang(request, pageLang(step.language)),
     view: {
       amount: step.amount,
       currency: step.currency,
@@ -71,7 +73,7 @@ function servicesOf(request: FastifyRequest): Services {
 const uidOf = (request: FastifyRequest) => (request.params as { uid: string }).uid;
 
 async function show(request: FastifyRequest, reply: FastifyReply) {
-  const { step, lang, view, returnUrl } = await load(servicesOf(request), uidOf(request));
+  const { step, lang, view, returnUrl } = await load(request, uidOf(request));
   if (step.status !== 'incomplete') {
     const back = returnUrl && returnUrlWithResult(returnUrl, step.uid, step.status);
     return sendPage(
@@ -95,7 +97,7 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
 async function complete(request: FastifyRequest, reply: FastifyReply, after: AfterThreeDs | undefined) {
   const services = servicesOf(request);
   const uid = uidOf(request);
-  const { step, lang, view, returnUrl } = await load(services, uid);
+  const { step, lang, view, returnUrl } = await load(request, uid);
   const outcome = (request.body as Record<string, unknown> | undefined)?.outcome;
   if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) throw new PageProblem(400, 'badRequest', lang);
   const status = await finishThreeDSecureStep(services, step, outcome as 'passed' | 'failed', after);
@@ -113,7 +115,7 @@ async function complete(request: FastifyRequest, reply: FastifyReply, after: Aft
 
 /** The page's routes, with their own form parser and error pages: the API around them stays JSON. */
 export const processPageRoutes: FastifyPluginAsync<ThreeDsRouteOptions> = async (app, opts) => {
-  await registerPageScope(app, { problemPage: threeDsProblemPage, formLimit: 4096 });
+  await registerPageScope(app, { problemPage: threeDsProblemPage, formLimit: 4096, buyerLanguage: true });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/process/:uid', options, show);
   app.post('/process/:uid', { ...options, preHandler: app.csrfProtection }, (request, reply) =>

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { CsrfField, Details, Money, TestBanner } from '../pages/components.js';
+import { cardText } from '../pages/brand.js';
+import { CsrfField, Details, Money } from '../pages/components.js';
 import { HostedPage } from '../pages/document.js';
 import type { PageLang } from '../pages/lang.js';
 import { hostedProblemPage } from '../pages/problem.js';
@@ -22,24 +23,11 @@ export interface PaymentView {
   test: boolean;
 }
 
-const BRANDS: Record<string, string> = {
-  visa: 'Visa',
-  master: 'Mastercard',
-  maestro: 'Maestro',
-  amex: 'American Express',
-  discover: 'Discover',
-  jcb: 'JCB',
-  diners: 'Diners Club',
-  unionpay: 'UnionPay',
-  mir: 'Mir',
-  belkart: 'Belkart',
-};
-
 function PaymentDetails({ t, p }: { t: ThreeDsTexts; p: PaymentView }) {
   const rows: Array<[string, ComponentChildren]> = [];
   if (p.shopName) rows.push([t.shop, p.shopName]);
   rows.push([t.amount, <Money amount={p.amount} currency={p.currency} />]);
-  if (p.card) rows.push([t.card, `${BRANDS[p.card.brand] ?? t.card} •••• ${p.card.last_4}`]);
+  if (p.card) rows.push([t.card, cardText(p.card)]);
   if (p.description) rows.push([t.description, p.description]);
   return <Details rows={rows} />;
 }
@@ -53,14 +41,8 @@ interface StepPageProps {
 }
 
 function StepPage({ lang, title, p, scripts, children }: StepPageProps) {
-  const t = threeDsTexts(lang);
   return (
-    <HostedPage
-      lang={lang}
-      title={title}
-      {...(scripts ? { scripts } : {})}
-      banner={p.test ? <TestBanner text={t.testBanner} /> : undefined}
-    >
+    <HostedPage lang={lang} title={title} {...(scripts ? { scripts } : {})} test={p.test}>
       {children}
     </HostedPage>
   );

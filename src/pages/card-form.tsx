@@ -8,7 +8,7 @@ import { defineTexts, type PageLang } from './lang.js';
  * checks it with the gateway's own card rules.
  */
 
-const texts = defineTexts({
+export const cardFormTexts = defineTexts({
   en: {
     legend: 'Card',
     number: 'Card number',
@@ -49,7 +49,7 @@ export function CardFields({
   values?: CardFormValues;
   errors?: CardErrors;
 }) {
-  const t = texts(lang);
+  const t = cardFormTexts(lang);
   return (
     <fieldset class="card-fields" data-card-form>
       <legend>{t.legend}</legend>

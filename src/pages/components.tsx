@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { formatMoney } from '../money/currencies.js';
+import type { PageLang } from './lang.js';
+import { pageTexts } from './texts.js';
 
 /** The CSRF token every form carries (see security.ts). */
 export function CsrfField({ token }: { token: string }) {
@@ -140,11 +142,11 @@ export function Details({ rows }: { rows: Array<[string, ComponentChildren]> }) 
   );
 }
 
-/** Test products and sandbox shops say so on every page: nothing real is charged there. */
-export function TestBanner({ text }: { text: string }) {
+/** Test products and sandbox shops say so on every page, in one wording: nothing real is charged there. */
+export function TestBanner({ lang }: { lang: PageLang }) {
   return (
     <div class="test-banner" role="note">
-      {text}
+      {pageTexts(lang).testBanner}
     </div>
   );
 }

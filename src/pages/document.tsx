@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { assetUrl } from './assets.js';
+import { TestBanner } from './components.js';
 import type { PageLang } from './lang.js';
+import { LanguageSwitch } from './language-switch.js';
 
 export interface DocumentProps {
   lang: PageLang;
@@ -11,6 +13,8 @@ export interface DocumentProps {
   bodyClass?: string;
   /** Shown above everything: test products and sandbox shops say so on every page. */
   banner?: ComponentChildren;
+  /** Shown below everything: a hosted page's language switch. */
+  footer?: ComponentChildren;
   /** Extra elements of <head>, e.g. a result page's `<meta http-equiv="refresh">` (CSP-safe, works without JS). */
   head?: ComponentChildren;
   children: ComponentChildren;
@@ -21,7 +25,16 @@ export interface DocumentProps {
  * nothing inline (the Content-Security-Policy forbids inline scripts and styles), nothing from
  * third parties.
  */
-export function Document({ lang, title, scripts = [], bodyClass, banner, head, children }: DocumentProps) {
+export function Document({
+  lang,
+  title,
+  scripts = [],
+  bodyClass,
+  banner,
+  footer,
+  head,
+  children,
+}: DocumentProps) {
   return (
     <html lang={lang}>
       <head>
@@ -38,16 +51,31 @@ export function Document({ lang, title, scripts = [], bodyClass, banner, head, c
       <body class={bodyClass}>
         {banner}
         {children}
+        {footer}
       </body>
     </html>
   );
 }
 
-/** A hosted page (payment, checkout, 3-D Secure): one centred card. */
-export function HostedPage(props: Omit<DocumentProps, 'bodyClass'>) {
-  const { children, ...rest } = props;
+export interface HostedPageProps extends Omit<DocumentProps, 'bodyClass' | 'banner' | 'footer'> {
+  /** A test product's, checkout's or shop's page: the one test banner, in the page's language. */
+  test?: boolean;
+}
+
+/**
+ * A hosted page (payment, checkout, 3-D Secure, their problem pages): one centred card, the test
+ * banner above it when nothing real is charged, and below it the switch to the page in the other
+ * language (after the form, so the keyboard reaches the buyer's fields first).
+ */
+export function HostedPage(props: HostedPageProps) {
+  const { children, test, ...rest } = props;
   return (
-    <Document {...rest} bodyClass="hosted">
+    <Document
+      {...rest}
+      bodyClass="hosted"
+      banner={test ? <TestBanner lang={props.lang} /> : undefined}
+      footer={<LanguageSwitch lang={props.lang} />}
+    >
       <main class="card">{children}</main>
     </Document>
   );

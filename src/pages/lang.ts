@@ -19,8 +19,15 @@ export function defineTexts<T extends Record<string, string>>(texts: {
   en: T;
   ru: { [K in keyof T]: string };
 }) {
+  TEXT_CATALOG.push(texts);
   return (lang: PageLang): { [K in keyof T]: string } => texts[lang];
 }
+
+/**
+ * Every dictionary defined so far (each module's, as it is imported): the catalog a test reads to
+ * check that every key has a text in every language and that no Russian text is left in English.
+ */
+export const TEXT_CATALOG: Array<Record<PageLang, Record<string, string>>> = [];
 
 /** Fills `{name}` placeholders of a text; the values are text too, escaped later by the renderer. */
 export function fill(text: string, values: Record<string, string | number>): string {

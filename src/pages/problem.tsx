@@ -2,7 +2,7 @@ import { HostedPage } from './document.js';
 import { defineTexts, type PageLang } from './lang.js';
 import type { ProblemKind } from './scope.js';
 
-const texts = defineTexts({
+export const problemTexts = defineTexts({
   en: {
     notFoundTitle: 'Page not found',
     notFoundText: 'This link is not valid. Return to the shop and try again.',
@@ -36,7 +36,7 @@ const texts = defineTexts({
 
 /** The hosted pages' answer to a request they cannot serve: a page, in the buyer's language. */
 export function HostedProblemPage({ lang, kind }: { lang: PageLang; kind: ProblemKind }) {
-  const t = texts(lang);
+  const t = problemTexts(lang);
   const [title, text]: [string, string] = {
     notFound: [t.notFoundTitle, t.notFoundText],
     badRequest: [t.badRequestTitle, t.badRequestText],

@@ -18,3 +18,20 @@ export function returnUrlWithResult(url: string, uid: string, status: string): s
   const joiner = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
   return `${base}${joiner}uid=${encodeURIComponent(uid)}&status=${encodeURIComponent(status)}${fragment}`;
 }
+
+/**
+ * The shop's site when the shop gave no address for this end of a payment: the home page (origin)
+ * of the first http(s) address it gave for buyers, e.g. `https://shop.example/` of its success URL.
+ */
+export function shopSiteOf(urls: ReadonlyArray<string | null | undefined>): string | null {
+  for (const url of urls) {
+    if (!url) continue;
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return `${parsed.origin}/`;
+    } catch {
+      // Not an address: try the next.
+    }
+  }
+  return null;
+}

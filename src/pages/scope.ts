@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { VNode } from 'preact';
 import { ApiError } from '../core/errors.js';
 import type { PageLang } from './lang.js';
+import { browserLang, chosenLang, rememberChosenLang } from './language-switch.js';
 import { sendPage } from './render.js';
 
 /**
@@ -19,7 +20,8 @@ export class PageProblem extends Error {
   constructor(
     readonly status: number,
     readonly kind: ProblemKind,
-    readonly lang: PageLang = 'en',
+    /** The language of the record the page is about; the buyer's choice comes first (language-switch.tsx). */
+    readonly lang?: PageLang,
   ) {
     super(kind);
   }
@@ -68,6 +70,11 @@ export function allowSelfFrames(reply: FastifyReply): void {
 export interface PageScopeOptions {
   /** The largest form body accepted, in bytes. */
   formLimit?: number;
+  /**
+   * The hosted pages: the buyer may choose the language (`?lang=`, kept in a cookie) and a problem
+   * page speaks it, else the record's, else the browser's (language-switch.tsx). The cabinet has its own.
+   */
+  buyerLanguage?: boolean;
   /** Renders the page for a problem: each group of pages shows problems in its own look. */
   problemPage: (lang: PageLang, kind: ProblemKind) => VNode;
 }
@@ -85,18 +92,28 @@ export async function registerPageScope(app: FastifyInstance, opts: PageScopeOpt
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-security-policy', strict);
   });
+  // A language the buyer chose with the switch stays for the pages that follow.
+  if (opts.buyerLanguage)
+    app.addHook('preHandler', async (request, reply) => {
+      rememberChosenLang(request, reply);
+    });
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    const recordLang = error instanceof PageProblem ? error.lang : undefined;
+    // On the hosted pages: the buyer's choice, else the record's language, else the browser's.
+    const lang = opts.buyerLanguage
+      ? (chosenLang(request) ?? recordLang ?? browserLang(request))
+      : (recordLang ?? 'en');
     if (error instanceof PageProblem)
-      return sendPage(reply, error.status, opts.problemPage(error.lang, error.kind));
+      return sendPage(reply, error.status, opts.problemPage(lang, error.kind));
     const code = (error as FastifyError).code;
     if (code === 'FST_CSRF_INVALID_TOKEN' || code === 'FST_CSRF_MISSING_SECRET')
-      return sendPage(reply, 403, opts.problemPage('en', 'expiredForm'));
+      return sendPage(reply, 403, opts.problemPage(lang, 'expiredForm'));
     const status = error instanceof ApiError ? error.status : ((error as FastifyError).statusCode ?? 500);
-    if (status === 404) return sendPage(reply, 404, opts.problemPage('en', 'notFound'));
-    if (status === 429) return sendPage(reply, 429, opts.problemPage('en', 'tooMany'));
+    if (status === 404) return sendPage(reply, 404, opts.problemPage(lang, 'notFound'));
+    if (status === 429) return sendPage(reply, 429, opts.problemPage(lang, 'tooMany'));
     // A body the page cannot read (another content type, too large, invalid text): the client's mistake.
-    if (status >= 400 && status < 500) return sendPage(reply, status, opts.problemPage('en', 'badRequest'));
+    if (status >= 400 && status < 500) return sendPage(reply, status, opts.problemPage(lang, 'badRequest'));
     request.log.error({ err: error }, 'page failed');
-    return sendPage(reply, 503, opts.problemPage('en', 'unavailable'));
+    return sendPage(reply, 503, opts.problemPage(lang, 'unavailable'));
   });
 }

@@ -72,6 +72,12 @@ describe('cabinet customers', () => {
     );
     expect(charge?.transaction_uid).toBeTruthy();
     expect(withSub.body).toContain(`/cabinet/payments/${charge?.transaction_uid}`);
+    // Her subscription's state in the cabinet's language, like every status on its pages.
+    expect(withSub.body).toContain('<span class="badge active">Active</span>');
+    cab.cookies.set('kopek_lang', 'ru');
+    const inRussian = await cab.get(`/cabinet/customers/${ann.id}`);
+    expect(inRussian.body).toContain('<span class="badge active">Активна</span>');
+    cab.cookies.delete('kopek_lang');
     const other = await shopWithCustomers();
     const foreign = await other.create({ email: 'secret@example.com' });
     for (const id of [foreign.id, 'cst_unknown', 'nope']) {

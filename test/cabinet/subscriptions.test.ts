@@ -172,7 +172,7 @@ describe('a subscription in the cabinet', () => {
     expect(res.status).toBe(200);
     const html = res.body;
     expect(html).toContain('timeline@example.com');
-    expect(html).toContain('visa •••• 0000');
+    expect(html).toContain('Visa •••• 0000');
     expect(html).toContain('Charge of period 1, attempt 1');
     expect(html).toContain('class="badge successful"');
     expect(html).toContain('created.subscription');

@@ -134,9 +134,7 @@ describe('GET /process/{uid}', () => {
       return (await open(g, res.body.transaction.uid)).body;
     };
     const test = await banner(true);
-    expect(test).toContain(
-      '<div class="test-banner" role="note">Test payment: no real money is charged</div>',
-    );
+    expect(test).toContain('<div class="test-banner" role="note">Test mode: no real money is charged</div>');
     expect(await banner(false)).not.toContain('test-banner');
   });
 

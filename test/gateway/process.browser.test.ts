@@ -108,7 +108,7 @@ describe('the 3-D Secure page in Chromium', () => {
     // What the shop or buyer wrote is text on the page, never markup that runs.
     expect(page.text).toContain('<script>alert(1)</script>');
     expect(page.dialogs).toBe(0);
-    expect(page.banner).toBe('Test payment: no real money is charged');
+    expect(page.banner).toBe('Test mode: no real money is charged');
     expect(page.buttons).toEqual(['Pass authentication', 'Fail authentication']);
     // The stylesheet from /assets applies (the hosted layout is a flex column).
     expect(page.stylesheet).toBe('flex');

@@ -8,6 +8,7 @@ import { Pager } from '../paging.js';
 import type { PaymentStatus, PaymentType } from '../payments/repository.js';
 import { paymentTexts } from '../payments/texts.js';
 import { Badge, shortUid, When } from '../payments/view.js';
+import { StateBadge } from '../subscriptions/format.js';
 import { cabinetTexts } from '../texts.js';
 import type { CustomerPayment, CustomerSubscription } from './repository.js';
 import { customerTexts } from './texts.js';
@@ -129,7 +130,7 @@ export function CustomerPage({
               ),
             },
             { label: t.plan, cell: (s) => s.title },
-            { label: t.state, cell: (s) => <Badge state={s.state}>{s.state.replace(/_/g, ' ')}</Badge> },
+            { label: t.state, cell: (s) => <StateBadge state={s.state} lang={cabinet.lang} /> },
             {
               label: t.amount,
               num: true,

@@ -4,6 +4,7 @@ import { fill } from '../../pages/lang.js';
 import { SUBSCRIPTION_STATES } from '../../subscriptions/repository.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { paymentTexts } from '../payments/texts.js';
 import { ShopTime, StateBadge } from '../subscriptions/format.js';
 import { stateTexts } from '../subscriptions/texts.js';
 import { type ChartDay, RevenueChart } from './chart.js';
@@ -105,6 +106,8 @@ function Money30({ view }: { view: OverviewView }) {
 function Attention({ view }: { view: OverviewView }) {
   const { lang, shop } = view.cabinet;
   const t = overviewTexts(lang);
+  const statuses = paymentTexts(lang) as Record<string, string>;
+  const statusName = (status: string) => statuses[`st_${status}`] ?? status;
   const zone = shop.timeZone;
   const { retrying, failedCharges, notifications } = view;
   const calm =
@@ -146,7 +149,7 @@ function Attention({ view }: { view: OverviewView }) {
             {failedCharges.map((c) => (
               <li>
                 <ShopTime at={c.created_at} zone={zone} lang={lang} />{' '}
-                <span class={`badge ${c.status}`}>{c.status}</span>{' '}
+                <span class={`badge ${c.status}`}>{statusName(c.status)}</span>{' '}
                 <Money amount={c.amount} currency={c.currency} />
                 {c.message && <span> · {c.message}</span>} ·{' '}
                 {c.subscription_id ? (

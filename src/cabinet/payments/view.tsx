@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { ComponentChildren } from 'preact';
 import { type Ctx, shopCtx } from '../../context.js';
 import { currencyExponent } from '../../money/currencies.js';
+import { brandName } from '../../pages/brand.js';
 import type { PageLang } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { cabinetOf } from '../context.js';
@@ -73,10 +74,11 @@ export function queryText(v: unknown, max = 255): string | undefined {
 /** The card as people recognise it: brand and last four digits. */
 export function CardSummary({ card }: { card: Record<string, unknown> | null }) {
   if (!card || typeof card.last_4 !== 'string') return <span class="muted">—</span>;
-  const brand = typeof card.brand === 'string' ? card.brand : '';
+  const brand = brandName(typeof card.brand === 'string' ? card.brand : null);
   return (
     <span class="card-summary">
-      {brand && <span class="card-brand">{brand}</span>} •••• {card.last_4}
+      {brand && <span class="card-brand">{brand}</span>}
+      {brand ? ' ' : ''}•••• {card.last_4}
     </span>
   );
 }

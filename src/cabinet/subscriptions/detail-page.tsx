@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { cardText } from '../../pages/brand.js';
 import { Details, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
 import type { Plan } from '../../plans/service.js';
@@ -58,7 +59,7 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
     [
       t.card,
       card
-        ? `${card.brand} •••• ${card.last_4}, ${String(card.exp_month).padStart(2, '0')}/${card.exp_year}`
+        ? `${cardText({ brand: card.brand, last_4: card.last_4 })}, ${String(card.exp_month).padStart(2, '0')}/${card.exp_year}`
         : '—',
     ],
     [t.nextCharge, <ShopTime at={sub.renew_at} zone={zone} lang={lang} />],

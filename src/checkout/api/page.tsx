@@ -2,6 +2,7 @@ import { returnUrlWithResult } from '../../gateway/process-page.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang, pageLang } from '../../pages/lang.js';
+import { shopSiteOf } from '../../pages/return-url.js';
 import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type CustomerField, type FormProblems } from '../form-errors.js';
 import { CheckoutFrame, FormErrors, type ResultProps } from '../pages.js';
@@ -32,6 +33,8 @@ function withToken(url: string, row: CtpRow, status: string): string | null {
 
 export interface CtpFormProps {
   c: CtpCheckout;
+  /** The buyer's choice of language, else the checkout's (ctpLang). */
+  lang: PageLang;
   shopName: string;
   csrf: string;
   problems?: FormProblems;
@@ -40,7 +43,7 @@ export interface CtpFormProps {
 
 export function CtpFormPage(p: CtpFormProps) {
   const { row } = p.c;
-  const lang = ctpLang(row);
+  const { lang } = p;
   const t = checkoutTexts(lang);
   const problems = p.problems ?? { fields: {}, messages: [] };
   const values = p.values ?? {};
@@ -126,22 +129,24 @@ export function ctpOpen(row: CtpRow, now: Date): boolean {
 }
 
 /** The page of a checkout that takes no card any more (or waits for the bank). */
-export function ctpResult(c: CtpCheckout, selfUrl: string): ResultProps {
+export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): ResultProps {
   const { row } = c;
-  const lang = ctpLang(row);
   const t = checkoutTexts(lang);
   const s = row.settings;
   const shopUrl = c.ctx.shop.returnUrl;
   const test = row.test;
   if (isExpiredUnpaid(row, c.ctx.clock.now())) {
-    const back = s.fail_url ?? s.cancel_url ?? shopUrl;
+    // Back to the shop: where it sends a payment that did not happen (with the token and status
+    // error), else the home page of the shop's site, as far as any of its addresses tells it.
+    const back = s.fail_url ?? s.cancel_url ?? s.decline_url ?? shopUrl;
+    const continueUrl = (back && withToken(back, row, 'error')) ?? shopSiteOf([s.success_url]);
     return {
       lang,
       test,
       tone: 'bad',
       title: t.expiredTitle,
-      lines: [t.expiredText],
-      continueUrl: back && withToken(back, row, 'error'),
+      lines: [continueUrl ? t.expiredText : fill(t.expiredTextNoLink, { shop: c.ctx.shop.name })],
+      continueUrl,
     };
   }
   const tx = row.gateway_response?.transaction;

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { formatMoney } from '../../money/currencies.js';
+import { cardText } from '../../pages/brand.js';
 import { type CardErrors, CardFields, type CardFormValues } from '../../pages/card-form.js';
-import { CsrfField, Details, ErrorSummary, Field, Money, TestBanner } from '../../pages/components.js';
+import { CsrfField, Details, ErrorSummary, Field, Money } from '../../pages/components.js';
 import { HostedPage } from '../../pages/document.js';
 import { fill, type PageLang } from '../../pages/lang.js';
 import {
@@ -32,14 +33,13 @@ function Frame(props: {
   head?: ComponentChildren;
   children: ComponentChildren;
 }) {
-  const t = productTexts(props.lang);
   return (
     <HostedPage
       lang={props.lang}
       title={props.title}
       scripts={props.scripts ?? []}
       head={props.head}
-      banner={props.test ? <TestBanner text={t.testBanner} /> : undefined}
+      test={props.test}
     >
       {props.children}
     </HostedPage>
@@ -233,7 +233,7 @@ export function ResultPage(p: ResultPageProps) {
   const rows: Array<[string, ComponentChildren]> = [
     [t.amount, <Money amount={p.product.amount} currency={p.product.currency} />],
   ];
-  if (p.card) rows.push([t.card, `${p.card.brand} •••• ${p.card.last_4}`]);
+  if (p.card) rows.push([t.card, cardText(p.card)]);
   if (p.uid) rows.push([t.transaction, <code>{p.uid}</code>]);
   return (
     <Frame

@@ -4,6 +4,7 @@ import type { ApiError, ErrorTree } from '../../core/errors.js';
 import { randomToken } from '../../ids.js';
 import { CARD_ERROR_FIELDS, type CardErrors, creditCardFromForm } from '../../pages/card-form.js';
 import { type PageLang, pageLang } from '../../pages/lang.js';
+import { buyerLang } from '../../pages/language-switch.js';
 import { hostedProblemPage } from '../../pages/problem.js';
 import { sendPage } from '../../pages/render.js';
 import { returnUrlWithResult } from '../../pages/return-url.js';
@@ -58,18 +59,15 @@ const ORDER_TOKEN = /^[0-9A-Za-z]{32}$/;
 
 const servicesOf = (request: FastifyRequest): Services => ({ ...request.server.services, log: request.log });
 
-/** The buyer's language for a page about no product: the browser's first choice. */
-function browserLang(request: FastifyRequest): PageLang {
-  return pageLang(String(request.headers['accept-language'] ?? '').split(',')[0]);
-}
-
 async function load(request: FastifyRequest, entry: Entry): Promise<PayableProduct> {
   const p = await loadPayableProduct(servicesOf(request), entry.productId, entry.shopId);
-  if (!p) throw new PageProblem(404, 'notFound', browserLang(request));
+  if (!p) throw new PageProblem(404, 'notFound');
   return p;
 }
 
-const langOf = (p: PayableProduct) => pageLang(p.product.language);
+/** The buyer's choice of language, else the product's. */
+const langOf = (request: FastifyRequest, p: PayableProduct) =>
+  buyerLang(request, pageLang(p.product.language));
 
 function viewOf(p: PayableProduct): ProductView {
   const { product, shop } = p;
@@ -87,7 +85,11 @@ function viewOf(p: PayableProduct): ProductView {
 const backOf = (p: PayableProduct) => p.product.return_url ?? p.shop.returnUrl ?? null;
 
 function closed(reply: FastifyReply, p: PayableProduct, kind: 'soldOut' | 'expired') {
-  return sendPage(reply, 410, ClosedPage({ lang: langOf(p), product: viewOf(p), kind, back: backOf(p) }));
+  return sendPage(
+    reply,
+    410,
+    ClosedPage({ lang: langOf(reply.request, p), product: viewOf(p), kind, back: backOf(p) }),
+  );
 }
 
 interface FormState {
@@ -106,7 +108,7 @@ function payPage(reply: FastifyReply, p: PayableProduct, status: number, state: 
     reply,
     status,
     PayPage({
-      lang: langOf(p),
+      lang: langOf(reply.request, p),
       product: viewOf(p),
       authorization: p.product.transaction_type === 'authorization',
       fields,
@@ -184,7 +186,7 @@ async function show(request: FastifyRequest, reply: FastifyReply, entry: Entry) 
 
 async function pay(request: FastifyRequest, reply: FastifyReply, entry: Entry) {
   const p = await load(request, entry);
-  const lang = langOf(p);
+  const lang = langOf(request, p);
   const body = (request.body ?? {}) as Record<string, unknown>;
   const orderId = body.order;
   if (typeof orderId !== 'string' || !ORDER_TOKEN.test(orderId))
@@ -228,7 +230,7 @@ function resultKind(p: PayableProduct, order: OrderRow): ResultKind {
 
 async function result(request: FastifyRequest, reply: FastifyReply, entry: Entry) {
   const p = await load(request, entry);
-  const lang = langOf(p);
+  const lang = langOf(request, p);
   const orderId = (request.query as Record<string, unknown>).order;
   const found =
     typeof orderId === 'string' && ORDER_TOKEN.test(orderId) ? await findOrder(p.ctx.db, orderId) : undefined;
@@ -273,7 +275,7 @@ function register(app: FastifyInstance, path: string, entryOf: EntryOf) {
 }
 
 export async function productPayRoutes(app: FastifyInstance): Promise<void> {
-  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384 });
+  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384, buyerLanguage: true });
   register(app, '/products/:id/pay', payEntry);
   register(app, '/v2/confirm_order/:id/:shopId', confirmEntry);
 }

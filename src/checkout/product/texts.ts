@@ -3,7 +3,6 @@ import { defineTexts } from '../../pages/lang.js';
 /** Every text of the product payment pages, in English and Russian. */
 export const productTexts = defineTexts({
   en: {
-    testBanner: 'Test mode: no real money is charged.',
     price: 'Price',
     seller: 'Seller',
     buyerLegend: 'Your details',
@@ -62,7 +61,6 @@ export const productTexts = defineTexts({
     threeDsContinue: 'Continue to card authentication',
   },
   ru: {
-    testBanner: 'Тестовый режим: реальные деньги не списываются.',
     price: 'Цена',
     seller: 'Продавец',
     buyerLegend: 'Ваши данные',

@@ -1,4 +1,5 @@
 import { returnUrlWithId } from '../../charging/index.js';
+import { cardText } from '../../pages/brand.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
@@ -152,13 +153,13 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
   const test = sc.ctx.shop.test || plan.test === true;
   const back = subscriptionReturnUrl(sc);
   const tz = sc.ctx.shop.timeZone;
-  if (sc.expired)
-    return { lang, test, tone: 'bad', title: t.expiredTitle, lines: [t.expiredText], continueUrl: back };
+  if (sc.expired) {
+    const line = back ? t.expiredText : fill(t.expiredTextNoLink, { shop: sc.ctx.shop.name });
+    return { lang, test, tone: 'bad', title: t.expiredTitle, lines: [line], continueUrl: back };
+  }
   if (!sub.card_token)
     return { lang, test, tone: 'bad', title: t.closedTitle, lines: [t.closedText], continueUrl: back };
-  const cardRow: [string, string] | undefined = sub.card
-    ? [t.card, fill(t.cardValue, { brand: sub.card.brand, last4: sub.card.last_4 })]
-    : undefined;
+  const cardRow: [string, string] | undefined = sub.card ? [t.card, cardText(sub.card)] : undefined;
   const last = sub.last_transaction;
   if (sub.state === 'trial' || sub.state === 'active') {
     const until = sub.active_to ? shopDate(sub.active_to, tz, lang) : null;
