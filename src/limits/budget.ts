@@ -23,7 +23,8 @@ interface Lease {
 
 /**
  * A fixed-window budget per key, counted in a LimitStore, so every instance on the store spends one
- * budget. An instance on a shared store (PostgreSQL, Redis) takes the budget in leases of
+ * budget. On memory (one process) the whole budget is leased at once. An instance on a shared store
+ * (PostgreSQL, Redis) takes the budget in leases of
  * 1/LEASE_SHARE of it (1 request when the limit is under LEASE_SHARE) and answers from its lease
  * until it is used up, so a busy shop costs the store one statement per lease, not per request. The
  * store never grants more than the limit in a window, so all instances together never answer more;
@@ -42,7 +43,8 @@ export class Budget {
     private readonly rule: RateRule,
     private readonly clock: Clock,
   ) {
-    this.#lease = store.kind === 'memory' ? 1 : Math.max(1, Math.floor(rule.limit / LEASE_SHARE));
+    // Memory is this process's alone: the whole budget is one lease, exactly as counting each request.
+    this.#lease = store.kind === 'memory' ? rule.limit : Math.max(1, Math.floor(rule.limit / LEASE_SHARE));
   }
 
   /** Spends one request of `key`'s budget, or says how long until its window ends. */
