@@ -97,7 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const shopAuthenticator = new ShopAuthenticator(db, undefined, config.gatewayToken);
   app.decorate('shopAuthenticator', shopAuthenticator);
   registerAuth(app, shopAuthenticator);
-  if (config.apiRateLimit) registerRateLimit(app, new Budget(limits, config.apiRateLimit, clock));
+  if (config.apiRateLimit) registerRateLimit(app, new Budget(limits, config.apiRateLimit, clock), clock);
   registerIdempotency(app, db, clock, masterKey);
   app.decorate('metrics', registerMetrics(app, config));
   await registerPageSecurity(app);

@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.js';
 import { ApiError } from '../core/errors.js';
 import type { Budget } from '../limits/budget.js';
+
+/** How long requests go on uncounted after the limit store failed to answer. */
+export const UNCOUNTED_MS = 5_000;
 
 /** The key a shop's API budget is counted under in the limit store. */
 export const apiBudgetKey = (shopId: number) => `api:shop:${shopId}`;
@@ -13,19 +17,27 @@ export const apiBudgetKey = (shopId: number) => `api:shop:${shopId}`;
  * counted here. Registered after authentication, so it runs once the shop is known.
  *
  * Should the store fail (Redis or PostgreSQL unreachable), the request goes on and the failure is
- * logged: a limit that cannot be counted does not stop payments.
+ * logged: a limit that cannot be counted does not stop payments. For UNCOUNTED_MS after a failure
+ * the store is not asked at all, so requests do not each wait for an unreachable store.
  */
-export function registerRateLimit(app: FastifyInstance, budget: Budget): void {
+export function registerRateLimit(app: FastifyInstance, budget: Budget, clock: Clock): void {
+  let uncountedUntil = 0;
   app.addHook('onRequest', async (request, reply) => {
     const shop = request.shop;
     if (!shop) return;
+    if (uncountedUntil > 0 && clock.now().getTime() < uncountedUntil) return;
     let verdict: Awaited<ReturnType<Budget['take']>>;
     try {
       verdict = await budget.take(apiBudgetKey(shop.id));
     } catch (err) {
-      request.log.warn({ err }, 'the API rate limit could not be counted; the request goes on');
+      uncountedUntil = clock.now().getTime() + UNCOUNTED_MS;
+      request.log.warn(
+        { err, uncountedMs: UNCOUNTED_MS },
+        'the API rate limit could not be counted; requests go on uncounted for a while',
+      );
       return;
     }
+    uncountedUntil = 0;
     if (verdict.ok) return;
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
     reply.header('retry-after', String(seconds));
