@@ -6,7 +6,7 @@
 
 /** The ground: shared pieces that know no feature. */
 const GROUND =
-  '^src/(core|calendar|money|db|crypto|net)/|^src/(clock|config|ids|periodic|backlog-metrics)\\.ts$';
+  '^src/(core|calendar|money|db|crypto|net|limits)/|^src/(clock|config|ids|periodic|backlog-metrics)\\.ts$';
 /** Features and the adapters above them. */
 const FEATURES =
   '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|compose|control|cli|http|pages)/|^src/(context|cli)\\.ts$';
@@ -24,7 +24,7 @@ module.exports = {
       name: 'ground-knows-no-feature',
       severity: 'error',
       comment:
-        'The shared ground (core, db, crypto, net, calendar, money, clock, config, ids) imports no feature.',
+        'The shared ground (core, db, crypto, net, limits, calendar, money, clock, config, ids) imports no feature.',
       from: { path: GROUND },
       to: { path: FEATURES },
     },

@@ -71,6 +71,18 @@ export interface Config {
   /** METRICS_PORT: a separate listener that serves /metrics only (on METRICS_HOST). */
   metricsPort: number | undefined;
   metricsHost: string;
+  /**
+   * REDIS_URL: where the limits keep their counters (API budgets, sign-in attempts) when set; unset,
+   * PostgreSQL keeps them, or this process's memory on the embedded store.
+   */
+  redisUrl: string | undefined;
+  /** REDIS_KEY_PREFIX: put before every key Kopek writes to Redis. */
+  redisKeyPrefix: string;
+  /**
+   * The API's budget per shop (API_RATE_LIMIT requests per API_RATE_WINDOW seconds), shared by every
+   * instance; null when API_RATE_LIMIT=0 turns it off.
+   */
+  apiRateLimit: { limit: number; windowMs: number } | null;
 }
 
 export class ConfigError extends Error {
@@ -232,6 +244,18 @@ export function loadConfig(env: Env = process.env): Config {
   if (value('METRICS_HOST') !== undefined && metricsPort === undefined)
     problems.push('METRICS_HOST needs METRICS_PORT: it is the address of the separate /metrics listener');
 
+  const redisUrl = value('REDIS_URL');
+  // The value is not repeated: it may carry the Redis password.
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]*$/i.test(redisUrl))
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
+  const redisKeyPrefix = value('REDIS_KEY_PREFIX') ?? 'kopek:limits:';
+  if (!/^[\x21-\x7e]{1,100}$/.test(redisKeyPrefix))
+    problems.push(
+      `REDIS_KEY_PREFIX must be 1 to 100 printable characters without spaces, got "${redisKeyPrefix}"`,
+    );
+  const apiLimit = int('API_RATE_LIMIT', 600_000, 0, 1_000_000_000);
+  const apiWindowSec = int('API_RATE_WINDOW', 60, 1, 86_400);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     host,
@@ -265,6 +289,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     metricsPort,
     metricsHost,
+    redisUrl,
+    redisKeyPrefix,
+    apiRateLimit: apiLimit === 0 ? null : { limit: apiLimit, windowMs: apiWindowSec * 1000 },
   };
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { MasterKeys } from './crypto/keyring.js';
 import type { Db, Statement } from './db/db.js';
+import type { LimitStore } from './limits/store.js';
 import type { OutboundNet } from './net/outbound.js';
 
 /** Delays between a failed renewal's attempts, as ISO 8601 durations; null: the platform's rule. */
@@ -47,6 +48,12 @@ export interface Services {
   /** The master keys (a bare key is a ring of one); see src/crypto/keyring.ts. */
   masterKey: MasterKeys;
   log: FastifyBaseLogger;
+  /**
+   * Where the limits count (the API's per-shop budgets, the cabinet's sign-in attempts): shared by
+   * every instance on PostgreSQL or Redis, this process's memory on the embedded store. Set by
+   * compose/services.ts; an app built without it opens the configured one (compose/app.ts).
+   */
+  limits?: LimitStore;
   /** The resolver and connector of requests shops aim; the system's unless given (tests give theirs). */
   outbound?: OutboundNet;
   /**

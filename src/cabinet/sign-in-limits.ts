@@ -1,9 +1,10 @@
-import type { Queryable } from '../db/db.js';
+import type { LimitStore } from '../limits/store.js';
 import { MAX_SHOP_ID } from '../shops/repository.js';
 
 /**
- * How many wrong keys the cabinet's sign-in form takes, counted in the store (cabinet_rate_limits),
- * with time from the injected clock:
+ * How many wrong keys the cabinet's sign-in form takes, counted in the limit store that every
+ * instance shares (PostgreSQL's cabinet_rate_limits, or Redis when REDIS_URL is set; memory on the
+ * embedded store), with time from the injected clock:
  *
  * - per address: 20 attempts in a 15-minute window, then nothing until the window ends;
  * - per address and shop: 5 failures free, then each further attempt waits 30 s, doubling with every
@@ -45,11 +46,6 @@ const addressKey = (address: string) => `sign-in:ip:${address}`;
 const shopKey = (shop: number) => `sign-in:shop:${shop}`;
 const pairKey = (shop: number, address: string) => `sign-in:pair:${shop}:${address}`;
 
-interface Counter {
-  hits: number;
-  resetsMs: number;
-}
-
 /** One attempt under way: it may check a key when waitMs is 0, and must then say how it went. */
 export interface Attempt {
   waitMs: number;
@@ -60,20 +56,23 @@ export interface Attempt {
 /**
  * Starts an attempt. The address's count goes up before the key is checked, so attempts sent at
  * once cannot all slip under its limit; an attempt turned away, or one that succeeds, gives it back.
+ * A fixed window keeps its end; the pair's memory moves to 24 hours after each failure.
  */
-export async function beginSignIn(db: Queryable, address: string, shop: number | undefined, now: Date) {
+export async function beginSignIn(
+  limits: LimitStore,
+  address: string,
+  shop: number | undefined,
+  now: Date,
+): Promise<Attempt> {
   const nowMs = now.getTime();
-  const byAddress = await bump(db, addressKey(address), now, new Date(nowMs + L.windowMs), 'window');
-  const giveBack = () =>
-    db.query('UPDATE cabinet_rate_limits SET hits = GREATEST(hits - 1, 0) WHERE key = $1', [
-      addressKey(address),
-    ]);
+  const byAddress = await limits.add(addressKey(address), 1, now, new Date(nowMs + L.windowMs));
+  const giveBack = () => limits.takeBack(addressKey(address));
   let waitMs = 0;
   if (byAddress.hits > L.perAddress) waitMs = byAddress.resetsMs - nowMs;
   else if (shop !== undefined) {
     const [pair, byShop] = await Promise.all([
-      read(db, pairKey(shop, address), now),
-      read(db, shopKey(shop), now),
+      limits.read(pairKey(shop, address), now),
+      limits.read(shopKey(shop), now),
     ]);
     if (pair) waitMs = pair.resetsMs - L.pairMemoryMs + pairDelayMs(pair.hits) - nowMs;
     // Past the shop's limit, only an address that has not failed may still try.
@@ -81,52 +80,18 @@ export async function beginSignIn(db: Queryable, address: string, shop: number |
     if (byShop && byShop.hits >= L.perShop && !clean) waitMs = Math.max(waitMs, byShop.resetsMs - nowMs);
     if (waitMs > 0) await giveBack();
   }
-  const attempt: Attempt = {
+  return {
     waitMs: Math.max(0, waitMs),
     async succeeded() {
       await giveBack();
-      if (shop !== undefined)
-        await db.query('DELETE FROM cabinet_rate_limits WHERE key = $1', [pairKey(shop, address)]);
+      if (shop !== undefined) await limits.forget(pairKey(shop, address));
     },
     async failed() {
       if (shop === undefined) return;
       await Promise.all([
-        bump(db, pairKey(shop, address), now, new Date(nowMs + L.pairMemoryMs), 'extend'),
-        bump(db, shopKey(shop), now, new Date(nowMs + L.windowMs), 'window'),
+        limits.add(pairKey(shop, address), 1, now, new Date(nowMs + L.pairMemoryMs), { extend: true }),
+        limits.add(shopKey(shop), 1, now, new Date(nowMs + L.windowMs)),
       ]);
     },
   };
-  return attempt;
-}
-
-/**
- * Counts one more on a key: a fixed window keeps its end, `extend` moves it to `until` each time.
- * A counter whose end has passed starts again at 1.
- */
-async function bump(
-  db: Queryable,
-  key: string,
-  now: Date,
-  until: Date,
-  kind: 'window' | 'extend',
-): Promise<Counter> {
-  const keepEnd = kind === 'window' ? 'r.resets_at' : 'EXCLUDED.resets_at';
-  const [row] = await db.query<{ hits: number; resets_ms: number }>(
-    `INSERT INTO cabinet_rate_limits AS r (key, hits, resets_at) VALUES ($1, 1, $3)
-     ON CONFLICT (key) DO UPDATE SET
-       hits = CASE WHEN r.resets_at <= $2 THEN 1 ELSE r.hits + 1 END,
-       resets_at = CASE WHEN r.resets_at <= $2 THEN EXCLUDED.resets_at ELSE ${keepEnd} END
-     RETURNING hits, (extract(epoch FROM resets_at) * 1000)::float8 AS resets_ms`,
-    [key, now, until],
-  );
-  return { hits: Number(row?.hits ?? 1), resetsMs: Number(row?.resets_ms ?? until.getTime()) };
-}
-
-async function read(db: Queryable, key: string, now: Date): Promise<Counter | undefined> {
-  const [row] = await db.query<{ hits: number; resets_ms: number }>(
-    `SELECT hits, (extract(epoch FROM resets_at) * 1000)::float8 AS resets_ms
-       FROM cabinet_rate_limits WHERE key = $1 AND resets_at > $2 AND hits > 0`,
-    [key, now],
-  );
-  return row ? { hits: Number(row.hits), resetsMs: Number(row.resets_ms) } : undefined;
 }

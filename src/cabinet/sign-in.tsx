@@ -9,7 +9,7 @@ import { beginSignIn, normalShopId } from './sign-in-limits.js';
 import { cabinetTexts } from './texts.js';
 
 /**
- * Signing in with the shop id and secret key, and signing out. Attempts are counted in the store (so
+ * Signing in with the shop id and secret key, and signing out. Attempts are counted in the limit store (so
  * every instance sees them) per address, per address and shop, and per shop (src/cabinet/sign-in-limits.ts):
  * past a limit the form refuses to check keys for a while. The key comparison itself is
  * constant-time (ShopAuthenticator).
@@ -108,7 +108,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
 
     // A long value is no shop id: it counts against the address only.
     const normal = shopId.length <= 64 ? normalShopId(shopId) : undefined;
-    const attempt = await beginSignIn(app.services.db, request.ip, normal, app.services.clock.now());
+    const attempt = await beginSignIn(app.limits, request.ip, normal, app.services.clock.now());
     if (attempt.waitMs > 0) {
       const minutes = Math.max(1, Math.ceil(attempt.waitMs / 60_000));
       reply.header('retry-after', String(Math.ceil(attempt.waitMs / 1000)));

@@ -20,7 +20,10 @@ import { registerIdempotency } from '../http/idempotency.js';
 import { loggerOptions } from '../http/logger.js';
 import { registerMetrics } from '../http/metrics.js';
 import { registerNotFound } from '../http/not-found.js';
+import { registerRateLimit } from '../http/rate-limit.js';
 import { registerValidation } from '../http/validation.js';
+import { Budget } from '../limits/budget.js';
+import type { LimitStore } from '../limits/store.js';
 import { emailRoutes } from '../mail/routes.js';
 import { notificationRoutes } from '../notifications/routes.js';
 import { assetRoutes } from '../pages/assets.js';
@@ -32,6 +35,7 @@ import { shopRoutes } from '../shops/routes.js';
 import { ShopAuthenticator } from '../shops/service.js';
 import { subscriptionRoutes } from '../subscriptions/routes.js';
 import { settleSubscriptionOfTransaction } from '../subscriptions/settle.js';
+import { openLimitStore } from './limits.js';
 
 export type App = FastifyInstance;
 
@@ -66,8 +70,13 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   // string that later fails validation as "not an object".
   app.removeContentTypeParser('text/plain');
 
-  const services: Services = { ...opts, masterKey, log: app.log };
+  // The services bring the limit store (compose/services.ts); an app built without one opens the
+  // configured one and closes it with itself.
+  const limits: LimitStore = opts.limits ?? openLimitStore(config, db);
+  if (!opts.limits) app.addHook('onClose', () => limits.close());
+  const services: Services = { ...opts, masterKey, log: app.log, limits };
   app.decorate('services', services);
+  app.decorate('limits', limits);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -88,6 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const shopAuthenticator = new ShopAuthenticator(db, undefined, config.gatewayToken);
   app.decorate('shopAuthenticator', shopAuthenticator);
   registerAuth(app, shopAuthenticator);
+  if (config.apiRateLimit) registerRateLimit(app, new Budget(limits, config.apiRateLimit, clock), clock);
   registerIdempotency(app, db, clock, masterKey);
   app.decorate('metrics', registerMetrics(app, config));
   await registerPageSecurity(app);

@@ -112,6 +112,8 @@ export async function serveRuntime(
     await closeGatewayPools();
     await closeNotificationAgents();
     await closeSigner();
+    // The limits' connection (Redis), if any; then the store.
+    await deps.limits?.close();
     await db.close();
   };
   return { ...(metrics ? { metricsPort: metrics.port } : {}), stop };

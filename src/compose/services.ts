@@ -15,7 +15,9 @@ import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
 import { migrate as applyMigrations } from '../db/migrate.js';
 import { pinoOptions } from '../http/logger.js';
+import type { LimitStore } from '../limits/store.js';
 import type { OutboundNet } from '../net/outbound.js';
+import { openLimitStore } from './limits.js';
 import { openDb } from './store.js';
 
 /** What a caller brings instead of what the configuration names (tests bring most of it). */
@@ -31,6 +33,8 @@ export interface ServiceOverrides {
   /** Loads the lookup keys from the store (crypto/lookup-keys.ts). Default true; `kopek migrate` skips it. */
   lookupKeys?: boolean;
   clock?: Clock;
+  /** Where the limits count; without it, the configured place (compose/limits.ts), closed by close(). */
+  limits?: LimitStore;
   /** The master keys; without them, the configured ones (or DATA_DIR's key file). */
   masterKey?: MasterKeys;
   log?: FastifyBaseLogger;
@@ -81,8 +85,13 @@ export async function buildServices(
   }
   const given = overrides.db ?? (opened as Db);
   const db = overrides.wrapStore ? overrides.wrapStore(given) : given;
+  const limits = overrides.limits ?? openLimitStore(config, db);
   const close = async () => {
-    if (opened) await db.close();
+    try {
+      if (!overrides.limits) await limits.close();
+    } finally {
+      if (opened) await db.close();
+    }
   };
   try {
     const applied = (overrides.migrate ?? opened !== undefined) ? await applyMigrations(db) : [];
@@ -91,6 +100,7 @@ export async function buildServices(
       db,
       clock: overrides.clock ?? systemClock,
       config,
+      limits,
       masterKey,
       log: overrides.log ?? createLogger(config),
       ...(overrides.outbound ? { outbound: overrides.outbound } : {}),

@@ -210,4 +210,5 @@ export const gatewayErrors = {
   404: GatewayError,
   409: GatewayError,
   422: GatewayError,
+  429: GatewayError,
 } as const;

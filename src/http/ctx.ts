@@ -1,12 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import { type Ctx, type Services, shopClock } from '../context.js';
+import type { LimitStore } from '../limits/store.js';
 import { type ShopCache, shopOf } from './auth.js';
 
 // What the app (compose/app.ts) decorates itself with, for routes to reach through `request.server`.
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** Where the limits count (services.limits, always set on the app). */
+    limits: LimitStore;
     /** The registry /metrics answers from: other parts of a serving process add their metrics here. */
     metrics: Registry;
     /** Caches shops for a few seconds: whatever changes a shop's row tells it to forget that shop. */

@@ -18,6 +18,8 @@ export const errorResponses = {
   401: ErrorBodySchema,
   404: ErrorBodySchema,
   422: ErrorBodySchema,
+  /** The shop's requests passed its rate limit (http/rate-limit.ts); with Retry-After. */
+  429: ErrorBodySchema,
 } as const;
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>

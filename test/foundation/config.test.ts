@@ -48,6 +48,9 @@ describe('loadConfig', () => {
       metricsToken: undefined,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      redisUrl: undefined,
+      redisKeyPrefix: 'kopek:limits:',
+      apiRateLimit: { limit: 600_000, windowMs: 60_000 },
     });
   });
 
