@@ -76,6 +76,9 @@ export const testClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/test_clock/advance',
     {
+      // No transaction held across the billing runs (their charges may leave the process): a keyed
+      // advance records its target and a retry after a crash resumes towards it.
+      config: { idempotency: 'phased' },
       schema: {
         tags,
         summary:
@@ -90,7 +93,12 @@ export const testClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const summary = await advanceTestClock(servicesOf(request), shopOf(request).id, request.body);
+      const summary = await advanceTestClock(
+        servicesOf(request),
+        shopOf(request).id,
+        request.body,
+        request.keyedRun?.keyed,
+      );
       forgetShop(request);
       return summary;
     },

@@ -4,7 +4,7 @@
  * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
  */
 import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/expiry.js';
-import type { Services } from '../context.js';
+import type { KeyedRequest, Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
 import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
@@ -78,17 +78,33 @@ const earliest = (a: Date | undefined, b: Date | undefined) =>
  * something falls due to bill it there: renewals, retries, the end of finite plans, open attempts
  * resolved, and checkout tokens expiring unpaid (announced as the expiry sweep would).
  * `services.clock` is real time; the shop's time is it plus the stored offset, which is what the
- * billing engine reads too.
+ * billing engine reads too. With `keyed` (an Idempotency-Key, phased: no transaction is held across
+ * the billing runs and their gateway calls), the start and target are recorded first, and a retry
+ * after a crash resumes towards the same target.
  */
 export async function advanceTestClock(
   services: Services,
   shopId: number,
   input: unknown,
+  keyed?: KeyedRequest,
 ): Promise<AdvanceSummary> {
   const shop = await testShop(services.db, shopId);
   const realNow = () => services.clock.now().getTime();
-  const from = new Date(realNow() + shop.clock_offset_ms);
-  const target = advanceTarget(input, from, shop.time_zone).getTime();
+  // A keyed advance retried after its first run stopped keeps that run's start and target: a `by`
+  // is never added twice.
+  const resumed = keyed?.resource;
+  let from = new Date(realNow() + shop.clock_offset_ms);
+  let target: number;
+  if (typeof resumed?.from === 'string' && typeof resumed.to === 'string') {
+    from = new Date(resumed.from);
+    target = Date.parse(resumed.to);
+  } else {
+    target = advanceTarget(input, from, shop.time_zone).getTime();
+    if (keyed) {
+      const resource = { from: from.toISOString(), to: new Date(target).toISOString() };
+      await services.db.query(keyed.advance('started', resource));
+    }
+  }
   const total = { ...emptySummary(), runs: 0 };
   let waits = 0;
   let expiredCheckouts = 0;

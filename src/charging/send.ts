@@ -11,7 +11,8 @@ import {
 import type { Sent } from './answers.js';
 
 /**
- * The only place a subscription's charge meets the gateway. `send` makes the call and turns every
+ * The only place a subscription's charge meets the gateway. `send` makes the call, never inside a
+ * transaction (a remote gateway is refused there: RemoteCallInTransaction), and turns every
  * way it can end into a `Sent`; it never throws for the gateway's sake, so no caller can mistake a
  * silence for a refusal or the other way round.
  */
@@ -29,9 +30,9 @@ export interface SendOptions {
  * attempt is then resolved by query (attempt.ts: resolveAttempt), never charged again blindly.
  */
 export async function send(ctx: Ctx, request: ChargeRequest, options: SendOptions): Promise<Sent> {
-  // Refused inside a transaction once every keyed route that charges is phased (redesign 8b);
-  // until then only a phased request (ctx.keyed) asks for it.
-  const gateway = gatewayClient(ctx);
+  // Never inside a transaction: a remote call there would hold it open across the network, and a
+  // crash after the gateway charged would roll back Kopek's record of the charge (RemoteCallInTransaction).
+  const gateway = gatewayClient(ctx, { outsideTransaction: true });
   try {
     const answer = await gateway.payment(
       request,

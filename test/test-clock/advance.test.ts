@@ -162,6 +162,33 @@ describe('POST /test_clock/advance', () => {
       expect((await s.api.get('/test_clock')).body.test_clock.now).toBe('2026-01-02T00:00:00.000Z');
     }));
 
+  it('resumes a keyed advance whose answer was never stored towards its first target, adding `by` once', () =>
+    frozen(h, async () => {
+      const s = await setup(h);
+      const key = { 'idempotency-key': `advance-crash-${s.shop.shop.id}` };
+      const first = await s.api.post('/test_clock/advance', { by: 'P1D' }, key);
+      expect(first.status, first.text).toBe(200);
+      // As a process killed after the clock moved and before the answer was stored leaves the key:
+      // at the point its first step recorded, with the start and target.
+      const [row] = await h.db.query<{ recovery_point: string; resource: unknown }>(
+        `UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL,
+           recovery_point = 'started'
+         WHERE shop_id = $1 RETURNING recovery_point, resource`,
+        [s.shop.shop.id],
+      );
+      expect(row).toEqual({
+        recovery_point: 'started',
+        resource: { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' },
+      });
+      const retry = await s.api.post('/test_clock/advance', { by: 'P1D' }, key);
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.body).toMatchObject({
+        advanced_from: '2026-01-01T00:00:00.000Z',
+        test_clock: { now: '2026-01-02T00:00:00.000Z' },
+      });
+      expect((await s.api.get('/test_clock')).body.test_clock.now).toBe('2026-01-02T00:00:00.000Z');
+    }));
+
   it('adds calendar durations in the shop time zone, and reads a `to` without offset there', () =>
     frozen(h, async () => {
       const s = await setup(h);
