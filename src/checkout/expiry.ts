@@ -7,6 +7,7 @@ import { every } from '../periodic.js';
 import { findPlans } from '../plans/repository.js';
 import { toPlan } from '../plans/service.js';
 import { shopById } from '../shops/service.js';
+import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from '../subscriptions/hosted-pages.js';
 import { lockSubscription } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
 import { applyTransition, changedRow } from '../subscriptions/state.js';
@@ -14,7 +15,6 @@ import { transition } from '../subscriptions/transitions.js';
 import { toSubscription } from '../subscriptions/view.js';
 import { claimExpiredCtps, EXPIRED_MESSAGE, UNANNOUNCED_CTP } from './api/repository.js';
 import { ctpExpiryAnnouncement } from './api/service.js';
-import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from './repository.js';
 
 /**
  * The expiry of checkout tokens nobody paid, announced once: a subscription's hosted page (to the

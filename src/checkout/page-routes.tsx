@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
 import { creditCardFromForm } from '../pages/card-form.js';
+import { checkoutUrl } from '../pages/checkout-url.js';
 import { buyerLang } from '../pages/language-switch.js';
 import { hostedProblemPage } from '../pages/problem.js';
 import { sendPage } from '../pages/render.js';
@@ -12,7 +13,6 @@ import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js'
 import { answering, waitForFirst } from './first-post.js';
 import { formProblems } from './form-errors.js';
 import { ResultPage } from './pages.js';
-import { checkoutUrl } from './repository.js';
 import { SubscriptionFormPage, subscriptionLang, subscriptionResult } from './subscription/page.js';
 import {
   loadSubscriptionCheckout,

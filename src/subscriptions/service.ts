@@ -10,12 +10,6 @@ import {
   planCharge,
   plannedEventOf,
 } from '../charging/index.js';
-import {
-  checkoutOfSubscription,
-  checkoutUrl,
-  closeCheckoutsOf,
-  openCheckout,
-} from '../checkout/repository.js';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { checkBody } from '../core/schema-check.js';
@@ -29,9 +23,11 @@ import {
 } from '../customers/repository.js';
 import type { Statement } from '../db/db.js';
 import { newId } from '../ids.js';
+import { checkoutUrl } from '../pages/checkout-url.js';
 import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
 import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
+import { checkoutOfSubscription, closeCheckoutsOf, openCheckout } from './hosted-pages.js';
 import { CancelInput, checkSubscriptionInput, type SubscriptionInput } from './input.js';
 import {
   findSubscription,

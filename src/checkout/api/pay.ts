@@ -12,9 +12,9 @@ import {
   gatewayClient,
   type TransactionAnswer,
 } from '../../gateway/client.js';
+import { checkoutUrl } from '../../pages/checkout-url.js';
 import { findShopRow, toShop } from '../../shops/repository.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
-import { checkoutUrl } from '../repository.js';
 import {
   type CtpOutcome,
   type CtpRow,

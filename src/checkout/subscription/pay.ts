@@ -6,22 +6,22 @@ import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
 import { insertCustomer } from '../../customers/repository.js';
 import { validateCustomer } from '../../customers/service.js';
 import { newId } from '../../ids.js';
+import { checkoutUrl } from '../../pages/checkout-url.js';
 import { findPlanOfShop, type Plan } from '../../plans/service.js';
 import { findShopRow, toShop } from '../../shops/repository.js';
 import { takeFirstCharge, tokenizeCard } from '../../subscriptions/charge.js';
+import {
+  type CheckoutRow,
+  completeCheckout,
+  findCheckout,
+  lockCheckout,
+} from '../../subscriptions/hosted-pages.js';
 import { findSubscription, lockSubscription, type SubscriptionRow } from '../../subscriptions/repository.js';
 import { rulesFor } from '../../subscriptions/rules.js';
 import { CHARGE_LEASE_MS, firstSchedule } from '../../subscriptions/schedule.js';
 import { settleOpenCharge } from '../../subscriptions/settle.js';
 import { applyTransition } from '../../subscriptions/state.js';
 import { transition } from '../../subscriptions/transitions.js';
-import {
-  type CheckoutRow,
-  checkoutUrl,
-  completeCheckout,
-  findCheckout,
-  lockCheckout,
-} from '../repository.js';
 
 /**
  * The hosted page of a redirect subscription, as verbs: what the page shows for a token, and paying

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECKOUT_TTL_MS } from '../../../src/checkout/repository.js';
+import { CHECKOUT_TTL_MS } from '../../../src/pages/checkout-url.js';
 import { runScriptedContinue } from '../../browser/continue.js';
 import { type BrowserKit, startBrowserKit } from '../../browser/kit.js';
 import { newShop, type TestShop, withClock } from '../../harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sweepExpiredCheckouts } from '../../../src/checkout/expiry.js';
-import { CHECKOUT_TTL_MS } from '../../../src/checkout/repository.js';
+import { CHECKOUT_TTL_MS } from '../../../src/pages/checkout-url.js';
 import { withClock } from '../../harness.js';
 import { monthly, paymentsOf, subShop } from '../../subscriptions/helpers.js';
 import { goodCard, openPage, postForm } from '../forms.js';

@@ -1,8 +1,10 @@
+/**
+ * The hosted payment pages of redirect subscriptions (table checkouts): opened with the subscription,
+ * closed when it is cancelled, completed when paid, claimed by the expiry sweep.
+ */
 import type { Queryable, Tx } from '../db/db.js';
 import { randomToken } from '../ids.js';
-
-/** How long a customer has to complete a hosted payment page. */
-export const CHECKOUT_TTL_MS = 24 * 60 * 60 * 1000;
+import { CHECKOUT_TTL_MS } from '../pages/checkout-url.js';
 
 export interface CheckoutRow {
   token: string;
@@ -41,10 +43,6 @@ export async function checkoutOfSubscription(
 export async function findCheckout(db: Queryable, token: string): Promise<CheckoutRow | undefined> {
   const [row] = await db.query<CheckoutRow>('SELECT * FROM checkouts WHERE token = $1', [token]);
   return row;
-}
-
-export function checkoutUrl(base: string, token: string): string {
-  return `${base}/v2/checkout?token=${encodeURIComponent(token)}`;
 }
 
 /** Ends the open hosted pages of a subscription now (it was cancelled): nobody can pay there any more. */
