@@ -7,6 +7,11 @@ import { hostedProblemPage } from '../pages/problem.js';
 import { sendPage } from '../pages/render.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
 import { findShopRow } from '../shops/repository.js';
+import {
+  loadSubscriptionCheckout,
+  paySubscriptionCheckout,
+  type SubscriptionCheckout,
+} from '../subscriptions/hosted-payment.js';
 import { findSubscription } from '../subscriptions/repository.js';
 import { CtpFormPage, ctpLang, ctpOpen, ctpResult } from './api/page.js';
 import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js';
@@ -14,11 +19,6 @@ import { answering, waitForFirst } from './first-post.js';
 import { formProblems } from './form-errors.js';
 import { ResultPage } from './pages.js';
 import { SubscriptionFormPage, subscriptionLang, subscriptionResult } from './subscription/page.js';
-import {
-  loadSubscriptionCheckout,
-  paySubscriptionCheckout,
-  type SubscriptionCheckout,
-} from './subscription/pay.js';
 
 /**
  * `{checkout_url}/v2/checkout?token=…`: the hosted page of a redirect subscription and of the checkout

@@ -1,13 +1,13 @@
 import { vi } from 'vitest';
 import { billDue, LEASE_MS } from '../../src/billing/renew.js';
 import { nextDueOfShop } from '../../src/billing/repository.js';
-import { loadSubscriptionCheckout, paySubscriptionCheckout } from '../../src/checkout/subscription/pay.js';
 import type { Services } from '../../src/context.js';
 import { InProcessGatewayClient } from '../../src/gateway/client.js';
 import { KOPEK_CARDS } from '../../src/gateway/test-cards.js';
 import { threeDSecureStep } from '../../src/gateway/three-ds.js';
 import { finishThreeDSecureStep } from '../../src/gateway/three-ds-finish.js';
 import { moveShopClock } from '../../src/shops/repository.js';
+import { loadSubscriptionCheckout, paySubscriptionCheckout } from '../../src/subscriptions/hosted-payment.js';
 import { settleSubscriptionOfTransaction } from '../../src/subscriptions/settle.js';
 import { type Client, client, type Harness, newShop, type TestShop } from '../harness.js';
 

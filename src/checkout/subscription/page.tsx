@@ -4,13 +4,13 @@ import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
 import type { Plan } from '../../plans/service.js';
+import type { SubscriptionCheckout } from '../../subscriptions/hosted-payment.js';
 import type { SubscriptionRow } from '../../subscriptions/repository.js';
 import { firstSchedule } from '../../subscriptions/schedule.js';
 import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type FormProblems } from '../form-errors.js';
 import { CheckoutFrame, FormErrors, type ResultProps, shopDate } from '../pages.js';
 import { checkoutTexts, periodText } from '../texts.js';
-import type { SubscriptionCheckout } from './pay.js';
 
 /** The page's language: the subscription's page settings, else its own language (others: English). */
 export function subscriptionLang(sub: SubscriptionRow): PageLang {

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { billDue } from '../../../src/billing/renew.js';
 import { loadCtpCheckout, payCtpCheckout } from '../../../src/checkout/api/pay.js';
 import { findCtp } from '../../../src/checkout/api/repository.js';
-import { loadSubscriptionCheckout, paySubscriptionCheckout } from '../../../src/checkout/subscription/pay.js';
 import type { Ctx, Services } from '../../../src/context.js';
 import { type GatewayClient, InProcessGatewayClient } from '../../../src/gateway/client.js';
+import {
+  loadSubscriptionCheckout,
+  paySubscriptionCheckout,
+} from '../../../src/subscriptions/hosted-payment.js';
 import { CHARGE_LEASE_MS } from '../../../src/subscriptions/schedule.js';
 import { client, type Harness, harness, newShop, withClock } from '../../harness.js';
 import { monthly, subShop } from '../../subscriptions/helpers.js';

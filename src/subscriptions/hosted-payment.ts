@@ -1,27 +1,22 @@
-import { type CardInput, validateCardInput } from '../../cards/validation.js';
-import type { CardRecord } from '../../cards/vault.js';
-import { claimCharge } from '../../charging/index.js';
-import { type Ctx, type Services, shopCtx } from '../../context.js';
-import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
-import { insertCustomer } from '../../customers/repository.js';
-import { validateCustomer } from '../../customers/service.js';
-import { newId } from '../../ids.js';
-import { checkoutUrl } from '../../pages/checkout-url.js';
-import { findPlanOfShop, type Plan } from '../../plans/service.js';
-import { findShopRow, toShop } from '../../shops/repository.js';
-import { takeFirstCharge, tokenizeCard } from '../../subscriptions/charge.js';
-import {
-  type CheckoutRow,
-  completeCheckout,
-  findCheckout,
-  lockCheckout,
-} from '../../subscriptions/hosted-pages.js';
-import { findSubscription, lockSubscription, type SubscriptionRow } from '../../subscriptions/repository.js';
-import { rulesFor } from '../../subscriptions/rules.js';
-import { CHARGE_LEASE_MS, firstSchedule } from '../../subscriptions/schedule.js';
-import { settleOpenCharge } from '../../subscriptions/settle.js';
-import { applyTransition } from '../../subscriptions/state.js';
-import { transition } from '../../subscriptions/transitions.js';
+import { type CardInput, validateCardInput } from '../cards/validation.js';
+import type { CardRecord } from '../cards/vault.js';
+import { claimCharge } from '../charging/index.js';
+import { type Ctx, type Services, shopCtx } from '../context.js';
+import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';
+import { insertCustomer } from '../customers/repository.js';
+import { validateCustomer } from '../customers/service.js';
+import { newId } from '../ids.js';
+import { checkoutUrl } from '../pages/checkout-url.js';
+import { findPlanOfShop, type Plan } from '../plans/service.js';
+import { findShopRow, toShop } from '../shops/repository.js';
+import { takeFirstCharge, tokenizeCard } from './charge.js';
+import { type CheckoutRow, completeCheckout, findCheckout, lockCheckout } from './hosted-pages.js';
+import { findSubscription, lockSubscription, type SubscriptionRow } from './repository.js';
+import { rulesFor } from './rules.js';
+import { CHARGE_LEASE_MS, firstSchedule } from './schedule.js';
+import { settleOpenCharge } from './settle.js';
+import { applyTransition } from './state.js';
+import { transition } from './transitions.js';
 
 /**
  * The hosted page of a redirect subscription, as verbs: what the page shows for a token, and paying
@@ -122,8 +117,9 @@ export async function paySubscriptionCheckout(
   const card = vaulted.card;
 
   const claimed = await ctx.db.tx(async (tx) => {
-    const checkout = await lockCheckout(tx, sc.checkout.token);
+    // Lock order as a cancel's: the subscription, then its page.
     const sub = await lockSubscription(tx, ctx.shop.id, sc.sub.id);
+    const checkout = await lockCheckout(tx, sc.checkout.token);
     if (!checkout || !sub) throw new Error(`checkout ${sc.checkout.token} vanished while it was paid`);
     const now = ctx.clock.now();
     if (sub.state === 'redirecting' && !sub.card_token && checkout.expires_at.getTime() <= now.getTime())
