@@ -181,10 +181,12 @@ function decide(
       if (sub.cancelled_at) return none();
       // The lease keeps other instances off while the charge runs; a crash leaves it due again
       // after the lease, and the open attempt is then resolved by query before anything else.
+      // The trial ends with the answer to this charge, not its claim (endsTrial): a decline with a
+      // retry to come keeps the subscription in its trial, and nothing was announced meanwhile.
       return {
         change: { state: sub.state === 'trial' ? 'trial_processing' : sub.state, renew_at: happened.lease },
         chargeStatus: null,
-        events: sub.state === 'trial' ? ['trial_ended.subscription'] : [],
+        events: [],
       };
     case 'charge_abandoned':
       if (sub.cancelled_at || !plan) return none('abandoned');
@@ -213,8 +215,20 @@ function decide(
       });
     case 'charge_answered':
       if (!plan) throw new Error(`subscription ${sub.id}: a charge was answered without its plan`);
-      return answered(sub, plan, happened, now, rules);
+      return endsTrial(sub, happened.period, answered(sub, plan, happened, now, rules));
   }
+}
+
+/**
+ * The first regular charge after a trial (claimed in trial_processing) ends the trial when its answer
+ * moves the subscription out of it: paid, or failed for good. A decline that is retried leaves it in
+ * its trial; the trial's own charge (period 0) starts the trial instead.
+ */
+function endsTrial(sub: SubscriptionRow, period: number, t: Transition): Transition {
+  if (sub.state !== 'trial_processing' || period === TRIAL_PERIOD) return t;
+  if (t.change.state === undefined || t.change.state === 'trial' || t.change.state === 'trial_processing')
+    return t;
+  return { ...t, events: ['trial_ended.subscription', ...t.events] };
 }
 
 function answered(

@@ -129,15 +129,6 @@ async function reproduce(
  * histories found each; seeds and paths are in known-bugs.ts.
  */
 describe('known bugs, replayed (each passes once fixed: then drop it.fails and its known-bugs entry)', () => {
-  it.fails('BUG (d): a paid-trial renewal declined step by step returns to trial without an event', () =>
-    // The card that succeeds once and then declines is charged step by step: the claim moves the
-    // subscription to trial_processing and announces trial_ended; the decline (a retry follows) puts
-    // it back to trial with no event, so the newest event still says trial_processing.
-    reproduce('d.state_announced', false, [
-      new Create({ path: 'card', card: 'firstThenDeclined' }, 'paidTrial'),
-      new Advance('P8D'),
-    ]));
-
   it.fails('BUG (e): an attempt of unknown outcome stays open once its subscription is cancelled', () =>
     // The timeout card's charge waits for the acquirer's late answer; the shop cancels, and billing,
     // which looks at a cancelled subscription no more, never asks the gateway how it ended.
@@ -153,6 +144,16 @@ describe('known bugs, replayed (each passes once fixed: then drop it.fails and i
  * with nothing tolerated.
  */
 describe('fixed bugs, replayed', () => {
+  it('a paid-trial renewal declined step by step keeps the trial and its newest event says so', () =>
+    // Found with seed 153675268 (bug d): the claim announced trial_ended (trial_processing) and the
+    // decline, retried later, put the subscription back to trial with no event. The answer, not the
+    // claim, now ends the trial.
+    runHistory(
+      false,
+      [new Create({ path: 'card', card: 'firstThenDeclined' }, 'paidTrial'), new Advance('P8D')],
+      [],
+    ));
+
   it('a payment a killed billing process made is recorded when the shop then cancels', () =>
     // Found with seed 1744763308, path "66:3:3:4:4": the process died after the gateway charged
     // period 2, and the shop cancelled before the lease ran out. Billing never looks at a cancelled

@@ -16,24 +16,6 @@ export interface KnownBug {
 }
 
 /**
- * Found with seed 153675268, path "251:2:5:5:5:6:7" (known bug (a) tolerated): Create(card,
- * paidTrial, approved), NextCharge(#0, refused), then the trial ends. A renewal charged step by step
- * (a card the gateway refuses, or one whose outcome depends on its history) is claimed first: the
- * subscription becomes trial_processing and trial_ended is announced; the failure (retried later)
- * puts it back to trial without an event, so the newest event says trial_processing. (Charged in
- * one transaction, the same renewal announces trial_ended showing trial.) Each retry announces
- * trial_ended again.
- */
-export const TRIAL_RETRY_UNANNOUNCED: KnownBug = {
-  name: 'a trial renewal declined step by step goes back to trial without an event',
-  checks: ['d.state_announced'],
-  touched: `SELECT s.id AS sub FROM subscriptions s
-    WHERE s.shop_id = $1 AND s.state = 'trial' AND (
-      SELECT e.event || ':' || (e.payload->>'state') FROM events e
-      WHERE e.resource_id = s.id ORDER BY e.id DESC LIMIT 1) = 'trial_ended.subscription:trial_processing'`,
-};
-
-/**
  * Found with seed 1744763308, path "66:3:3:4:4": Create(card, monthly, firstThenDeclined),
  * KillBilling, Cancel(#0), then the leases run out. The billing engine resolves an open attempt only
  * when its subscription falls due, and a cancelled one never does. A cancel now first settles an
@@ -50,7 +32,7 @@ export const CANCELLED_ATTEMPT_LEFT_OPEN: KnownBug = {
     WHERE s.cancelled_at IS NOT NULL AND c.status IN ('pending', 'unknown')`,
 };
 
-export const KNOWN_BUGS: readonly KnownBug[] = [TRIAL_RETRY_UNANNOUNCED, CANCELLED_ATTEMPT_LEFT_OPEN];
+export const KNOWN_BUGS: readonly KnownBug[] = [CANCELLED_ATTEMPT_LEFT_OPEN];
 
 /** `found` without the violations that `bugs` explain. */
 export async function unexplained(

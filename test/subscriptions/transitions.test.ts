@@ -192,7 +192,24 @@ describe('the seed transition table', () => {
       rules,
     );
     expect(t.change).toEqual({ state: 'trial_processing', renew_at: RETRY_AT });
-    expect(t.events).toEqual(['trial_ended.subscription']);
+    // Nothing is announced by the claim: the answer ends the trial, or keeps it for a retry.
+    expect(t.events).toEqual([]);
+  });
+
+  it("the answer to the first charge after a trial ends it, unless a retry keeps it (the model's bug d)", () => {
+    const claimed = sub({ state: 'trial_processing', paid_billing_cycles: 0 });
+    const answer = (outcome: 'successful' | 'failed') =>
+      transition(
+        claimed,
+        plan({ trial: { amount: 100, interval: 7, interval_unit: 'day', as_first_payment: false } }),
+        { kind: 'charge_answered', period: 1, outcome, last: null, message: 'Declined' },
+        NOW,
+        rules,
+      );
+    expect(answer('successful').events).toEqual(['trial_ended.subscription', 'renewed.subscription']);
+    const declined = answer('failed');
+    expect(declined.change.state).toBe('trial');
+    expect(declined.events).toEqual([]);
   });
 
   it('billing_cycles reached → canceled with a reason', () => {
