@@ -16,9 +16,8 @@ import {
 
 /**
  * A real `kopek serve` on the embedded store, and the CLI beside it. The DATA_DIR lock on its own is
- * test/foundation/data-dir-lock.test.ts; stopping a server started through npm is
- * test/foundation/npm-start.test.ts (each file starts processes of its own, and the files run side by
- * side).
+ * data-dir-lock.test.ts; servers started through npm and stopped by a signal are npm-start.test.ts
+ * and npx-serve.test.ts (each file starts processes of its own, and the files run side by side).
  */
 
 // One store, used by one process after another, made from the run's migrated template: a fresh
