@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../src/db/db.js';
@@ -26,15 +27,29 @@ export interface FreshOptions {
 
 // Read once per worker; PGlite only reads a Blob, so one serves every store opened from it.
 const snapshots = new Map<string, Blob>();
+const archives = new Map<string, Buffer>();
+
+function templatePath(migrated: boolean): string {
+  return inject('storeTemplates').pglite[migrated ? 'migrated' : 'blank'];
+}
 
 function snapshot(migrated: boolean): Blob {
-  const path = inject('storeTemplates').pglite[migrated ? 'migrated' : 'blank'];
+  const path = templatePath(migrated);
   let blob = snapshots.get(path);
   if (!blob) {
-    blob = new Blob([new Uint8Array(readFileSync(path))]);
+    blob = new Blob([new Uint8Array(archive(path))]);
     snapshots.set(path, blob);
   }
   return blob;
+}
+
+function archive(path: string): Buffer {
+  let bytes = archives.get(path);
+  if (!bytes) {
+    bytes = readFileSync(path);
+    archives.set(path, bytes);
+  }
+  return bytes;
 }
 
 /** An in-memory embedded store of its own, whatever store the run uses. */
@@ -43,12 +58,42 @@ export function freshPglite({ migrated = true }: FreshOptions = {}): Promise<Pgl
 }
 
 /**
+ * Writes the files of a data directory dumped by PGlite (a ustar archive of directories and files,
+ * named from the data directory's root) under `dir`.
+ */
+export function untarDataDir(tar: Buffer, dir: string): void {
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const header = tar.subarray(at, at + 512);
+    if (header.every((b) => b === 0)) return;
+    const text = (from: number, length: number) => {
+      const bytes = header.subarray(from, from + length);
+      const end = bytes.indexOf(0);
+      return bytes.subarray(0, end < 0 ? length : end).toString('utf8');
+    };
+    const prefix = text(345, 155);
+    const name = `${prefix ? `${prefix}/` : ''}${text(0, 100)}`;
+    const mode = Number.parseInt(text(100, 8).trim() || '0', 8) & 0o777;
+    const size = Number.parseInt(text(124, 12).trim() || '0', 8);
+    const type = text(156, 1) || '0';
+    const path = join(dir, name);
+    if (relative(dir, path).startsWith('..')) throw new Error(`${name} is outside the data directory`);
+    at += 512;
+    if (type === '5') mkdirSync(path, { recursive: true, mode: mode || 0o700 });
+    else if (type === '0') {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeFileSync(path, tar.subarray(at, at + size), { mode: mode || 0o600 });
+    } else throw new Error(`${name}: a tar entry of type ${type}, which a PGlite dump does not hold`);
+    at += Math.ceil(size / 512) * 512;
+  }
+}
+
+/**
  * An embedded store's directory as `kopek serve` would have left it after its first start's migrations
- * (no shop yet), written from the migrated template: a first start there skips creating the cluster.
+ * (no shop yet): the migrated template's files written out, without starting a PGlite here. A first
+ * start there skips creating the cluster.
  */
 export async function seedPgliteDir(dir: string): Promise<void> {
-  const db = await createPgliteDb(dir, { loadDataDir: snapshot(true) });
-  await db.close();
+  untarDataDir(archive(templatePath(true)), dir);
 }
 
 /**

@@ -1,55 +1,36 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKopek } from '../cli/run-cli.js';
 import {
-  alive,
   cleanUp,
   EMBEDDED_ONLY,
   embeddedEnv,
   freePort,
   KOPEK,
+  lockOf,
   type Started,
   seededDataDir,
   start,
-  waitFor,
   waitForBanner,
 } from './kopek-process.js';
 
-// These tests start real processes on the embedded store: one per DATA_DIR must be the rule.
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kopek-store-'));
-  dirs.push(dir);
-  return dir;
-}
+/**
+ * A real `kopek serve` on the embedded store, and the CLI beside it. The DATA_DIR lock on its own is
+ * data-dir-lock.test.ts; servers started through npm and stopped by a signal are npm-start.test.ts
+ * and npx-serve.test.ts (each file starts processes of its own, and the files run side by side).
+ */
 
-// One store for the tests that need a server or a migrated store, used by one process after another,
-// made from the run's migrated template: a fresh store would cost a first start its migrations.
+// One store, used by one process after another, made from the run's migrated template: a fresh
+// store would cost a first start its migrations.
 let storeDir: string;
 beforeAll(async () => {
   storeDir = await seededDataDir('kopek-store-');
-  dirs.push(storeDir);
 });
 
 afterAll(() => {
   cleanUp();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  rmSync(storeDir, { recursive: true, force: true });
 });
-
-function lockOf(dir: string): { pid: number; socket?: string } | undefined {
-  const file = join(dir, 'kopek.lock');
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
-}
-
-/** A pid that belonged to a process and no longer does. */
-async function deadPid(): Promise<number> {
-  const s = start(process.execPath, ['-e', ''], process.env);
-  await s.exited;
-  return s.child.pid as number;
-}
 
 async function get(url: string, auth: string): Promise<number> {
   const res = await fetch(url, {
@@ -57,17 +38,6 @@ async function get(url: string, auth: string): Promise<number> {
   });
   await res.arrayBuffer();
   return res.status;
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 // The server is the real process; the CLI runs in this process and reaches it as `kopek` does, through
@@ -147,121 +117,5 @@ describe('a running server and the CLI on one embedded store', { timeout: 180_00
     expect(await get(`http://127.0.0.1:${port}/customers`, auth)).toBe(200);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
-  });
-});
-
-describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
-  it('a live holder that does not answer: the CLI says so, exits 3 and changes nothing', async () => {
-    const dir = tempDir();
-    // The test run's main process is alive and is no Kopek server.
-    const lock = JSON.stringify({
-      pid: process.ppid,
-      command: 'kopek serve',
-      socket: join(dir, 'control', 'kopek.sock'),
-      since: '2026-01-01T00:00:00.000Z',
-    });
-    writeFileSync(join(dir, 'kopek.lock'), lock);
-    // The CLI runs in this process: what is between processes here is the lock and its holder.
-    const run = await runKopek(undefined, embeddedEnv(dir), 'shop', 'create', '--test');
-    expect(run.code, run.output).toBe(3);
-    expect(run.output).toContain(`is in use by process ${process.ppid}`);
-    expect(run.output).toContain('does not answer on its control socket');
-    expect(run.output).not.toContain('Secret key');
-    expect(existsSync(join(dir, 'pglite'))).toBe(false);
-    expect(readFileSync(join(dir, 'kopek.lock'), 'utf8')).toBe(lock);
-  });
-
-  it('a stale lock, left by a process that is gone, is taken over and released', async () => {
-    const dir = tempDir();
-    const pid = await deadPid();
-    const socket = join(dir, 'control', 'kopek.sock');
-    writeFileSync(
-      join(dir, 'kopek.lock'),
-      JSON.stringify({ pid, command: 'kopek serve', socket, since: 'x' }),
-    );
-    const run = await runKopek(undefined, embeddedEnv(dir), 'shop', 'list');
-    expect(run.code, run.output).toBe(0);
-    expect(run.output).toContain('No shops yet');
-    expect(lockOf(dir)).toBeUndefined();
-  });
-
-  it('of several processes finding the same stale lock, exactly one takes it', async () => {
-    const dir = tempDir();
-    writeFileSync(
-      join(dir, 'kopek.lock'),
-      JSON.stringify({ pid: await deadPid(), command: 'x', since: 'x' }),
-    );
-    // Each says it is ready, waits for the word to go, tries once, and holds what it got until all
-    // have tried.
-    const go = join(dir, 'go');
-    const done = join(dir, 'done');
-    const script = `
-      import { existsSync } from 'node:fs';
-      import { DataDirLock, tryLockDataDir } from './dist/db/data-dir-lock.js';
-      const until = async (file) => { while (!existsSync(file)) await new Promise((r) => setTimeout(r, 1)); };
-      console.log('ready');
-      await until(${JSON.stringify(go)});
-      const got = await tryLockDataDir(${JSON.stringify(dir)}, { command: 'race' });
-      console.log(got instanceof DataDirLock ? 'won' : 'lost');
-      await until(${JSON.stringify(done)});
-    `;
-    const racers = Array.from({ length: 6 }, () =>
-      start(process.execPath, ['--input-type=module', '-e', script], process.env),
-    );
-    const said = (word: RegExp) => racers.every((r) => word.test(r.output()));
-    await waitFor('every racer to be ready', () => said(/ready/));
-    writeFileSync(go, '');
-    await waitFor('every racer to try', () => said(/won|lost/));
-    writeFileSync(done, '');
-    await Promise.all(racers.map((r) => r.exited));
-    const results = racers.map((r) => r.output().replace('ready', '').trim());
-    expect(
-      results.filter((r) => r === 'won'),
-      results.join('\n'),
-    ).toHaveLength(1);
-    expect(results.filter((r) => r === 'lost')).toHaveLength(5);
-  });
-});
-
-// The three start at once, each on a copy of the file's store: a first start would spend seconds
-// creating one, and one after the other they would wait for each other's start-up.
-describe('stopping a server started through npm', {
-  timeout: 120_000,
-  concurrent: true,
-  ...EMBEDDED_ONLY,
-}, () => {
-  function storeCopy(): string {
-    const dir = tempDir();
-    for (const name of ['pglite', 'master.key'])
-      cpSync(join(storeDir, name), join(dir, name), { recursive: true });
-    return dir;
-  }
-
-  // The process a user starts is the one that stops: nothing may stay behind holding the store.
-  async function stopsEverything(command: string, args: string[], signal: NodeJS.Signals) {
-    const dir = storeCopy();
-    const port = await freePort();
-    const s = start(command, args, embeddedEnv(dir, port));
-    await waitForBanner(s);
-    const serverPid = lockOf(dir)?.pid as number;
-    expect(alive(serverPid)).toBe(true);
-    expect(serverPid).not.toBe(s.child.pid);
-    s.child.kill(signal);
-    await s.exited;
-    await waitFor('the server to exit', () => !alive(serverPid), 10_000);
-    expect(await portOpen(port)).toBe(false);
-    expect(lockOf(dir), s.output()).toBeUndefined();
-  }
-
-  it('SIGTERM to `npm start` stops the server', async () => {
-    await stopsEverything('npm', ['start'], 'SIGTERM');
-  });
-
-  it('so does SIGINT', async () => {
-    await stopsEverything('npm', ['start'], 'SIGINT');
-  });
-
-  it('SIGTERM to `npx kopek serve` stops the server', async () => {
-    await stopsEverything('npx', ['kopek', 'serve'], 'SIGTERM');
   });
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,12 @@ export async function waitForBanner(s: Started): Promise<void> {
     if (gone) throw new Error(`the server exited before it was running:\n${s.output()}`);
     return s.output().includes('Kopek is running');
   });
+}
+
+/** The DATA_DIR lock's record, while some process holds it. */
+export function lockOf(dir: string): { pid: number; socket?: string } | undefined {
+  const file = join(dir, 'kopek.lock');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
 }
 
 export function alive(pid: number): boolean {
