@@ -7,9 +7,13 @@ import {
   renewalRequest,
   resolveAttempt,
   takeAttempt,
+  touchOpenAttempt,
 } from '../charging/index.js';
-import { type Ctx, type Services, shopCtx } from '../context.js';
+import { type Ctx, type Services, type Shop, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
+import { findPlanOfShop } from '../plans/service.js';
+
+import { shopById } from '../shops/service.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
 import { applyTransition } from '../subscriptions/state.js';
@@ -17,6 +21,7 @@ import { subscriptionSubject } from '../subscriptions/subject.js';
 import { transition } from '../subscriptions/transitions.js';
 import { claimBatch } from './claim.js';
 import { ctxOf, type Planned, recordPlanned } from './record.js';
+import { cancelledOpenAttempts } from './repository.js';
 import {
   type BillingObserver,
   type BillingSummary,
@@ -63,7 +68,46 @@ export async function billDue(services: Services, opts: BillOptions = {}): Promi
     }
     await performBatch(services, claimed.work, summary, opts.observer);
   }
+  await resolveCancelled(services, summary, opts);
   return summary;
+}
+
+/**
+ * Open attempts of cancelled subscriptions, once their lease is over (a process died before
+ * recording the answer, or the gateway had not answered yet when the shop cancelled): asked about
+ * like any open attempt, so the money that moved is recorded and an attempt that never reached the
+ * gateway is abandoned. Nothing is ever charged here.
+ */
+async function resolveCancelled(
+  services: Services,
+  summary: BillingSummary,
+  opts: BillOptions,
+): Promise<void> {
+  const attempts = await cancelledOpenAttempts(services.db, services.clock.now(), LEASE_MS, 100, opts.shopId);
+  if (attempts.length === 0) return;
+  const shops = new Map<number, Shop | undefined>();
+  for (const id of new Set(attempts.map((a) => a.shop_id))) shops.set(id, await shopById(services.db, id));
+  for (const a of attempts) {
+    const shop = shops.get(a.shop_id);
+    if (!shop) continue;
+    const ctx = shopCtx(services, shop);
+    try {
+      const plan = await findPlanOfShop(ctx, a.plan_id);
+      if (!plan) continue;
+      const resolved = await resolveAttempt(ctx, subscriptionSubject(ctx, a.subscription_id, plan), a, {
+        settles: (status) => status !== 'pending',
+        abandonWhenMissing: true,
+      });
+      if (resolved.kind !== 'open') summary.resolved++;
+      // Still waiting at the gateway: asked again a lease later.
+      else await touchOpenAttempt(services.db, a, ctx.clock.now());
+    } catch (err) {
+      ctx.log.error(
+        { err, subscription: a.subscription_id },
+        'could not resolve an open attempt of a cancelled subscription',
+      );
+    }
+  }
 }
 
 /** The stored cards of a batch's charges, read in one query. */

@@ -53,6 +53,40 @@ export function openAttempts(db: Queryable, subscriptionIds: string[]): Promise<
   );
 }
 
+/** An open attempt of a cancelled subscription, with what resolving it needs. */
+export interface CancelledAttempt extends ChargeRow {
+  shop_id: number;
+  plan_id: string;
+}
+
+/**
+ * Attempts sent and unanswered, or of unknown outcome, of cancelled subscriptions, whose lease is
+ * over on their shop's clock: a cancelled subscription never falls due again, so billing asks the
+ * gateway about these apart from the due ones. Oldest first.
+ */
+export function cancelledOpenAttempts(
+  db: Queryable,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+  shopId?: number,
+): Promise<CancelledAttempt[]> {
+  const params: unknown[] = [now, leaseMs, limit];
+  let shop = '';
+  if (shopId !== undefined) {
+    params.push(shopId);
+    shop = 'AND s.shop_id = $4';
+  }
+  return db.query<CancelledAttempt>(
+    `SELECT c.*, s.shop_id, s.plan_id FROM subscription_charges c
+     JOIN subscriptions s ON s.id = c.subscription_id JOIN shops sh ON sh.id = s.shop_id
+     WHERE c.status IN ('pending', 'unknown') AND s.cancelled_at IS NOT NULL ${shop}
+       AND c.updated_at <= $1::timestamptz + (sh.clock_offset_ms - $2::bigint) * interval '1 millisecond'
+     ORDER BY c.updated_at LIMIT $3`,
+    params,
+  );
+}
+
 /** The highest attempt so far at each subscription's charge of a period. */
 export async function lastAttempts(
   db: Queryable,
@@ -84,6 +118,24 @@ export async function dueBacklog(db: Queryable, now: Date): Promise<Backlog> {
   );
   const oldest = row?.oldest ? (now.getTime() - row.oldest.getTime()) / 1000 : 0;
   return { due: row?.due ?? 0, oldestSeconds: Math.max(0, oldest) };
+}
+
+/**
+ * When the earliest open attempt of this shop's cancelled subscriptions is to be asked about (its
+ * lease over; cancelledOpenAttempts), on the store's own timeline.
+ */
+export async function nextCancelledAttemptOfShop(
+  db: Queryable,
+  shopId: number,
+  leaseMs: number,
+): Promise<Date | undefined> {
+  const [row] = await db.query<{ at: Date | null }>(
+    `SELECT min(c.updated_at) + $2::bigint * interval '1 millisecond' AS at
+     FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+     WHERE s.shop_id = $1 AND s.cancelled_at IS NOT NULL AND c.status IN ('pending', 'unknown')`,
+    [shopId, leaseMs],
+  );
+  return row?.at ?? undefined;
 }
 
 /** The earliest instant something of this shop falls due, on the store's own timeline (renew_at). */

@@ -8,8 +8,8 @@ import type { KeyedRequest, Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
 import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
-import { type BillingSummary, billDue, emptySummary } from './renew.js';
-import { nextDueOfShop } from './repository.js';
+import { type BillingSummary, billDue, emptySummary, LEASE_MS } from './renew.js';
+import { nextCancelledAttemptOfShop, nextDueOfShop } from './repository.js';
 import { advanceTarget } from './test-clock-input.js';
 
 export interface TestClockView {
@@ -70,8 +70,10 @@ function add(total: BillingSummary, run: BillingSummary): void {
 
 const idle = (s: BillingSummary) => Object.values(s).every((n) => n === 0);
 
-const earliest = (a: Date | undefined, b: Date | undefined) =>
-  a === undefined ? b?.getTime() : b === undefined ? a.getTime() : Math.min(a.getTime(), b.getTime());
+const earliest = (...dates: (Date | undefined)[]) => {
+  const times = dates.flatMap((d) => (d ? [d.getTime()] : []));
+  return times.length === 0 ? undefined : Math.min(...times);
+};
 
 /**
  * Moves the shop's clock to the target of `input` (`{to}` or `{by}`), stopping at each instant
@@ -113,6 +115,7 @@ export async function advanceTestClock(
     const due = earliest(
       await nextDueOfShop(services.db, shopId),
       await nextExpiryOfShop(services.db, shopId),
+      await nextCancelledAttemptOfShop(services.db, shopId, LEASE_MS),
     );
     if (due === undefined || due > target) break;
     if (total.runs >= MAX_RUNS) {

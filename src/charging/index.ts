@@ -38,6 +38,7 @@ export {
   lockOpenCharge,
   lockPendingAttempts,
   openCharge,
+  touchOpenAttempt,
 } from './repository.js';
 export {
   type ChargedSubscription,

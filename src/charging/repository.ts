@@ -159,6 +159,22 @@ export function lockPendingAttempts(
   );
 }
 
+/**
+ * Marks an attempt still open as looked at `at`: whoever asks about open attempts once their lease
+ * is over (billing, for cancelled subscriptions) asks about it again a lease later, not at once.
+ */
+export async function touchOpenAttempt(
+  db: Queryable,
+  a: { subscription_id: string; period: number; attempt: number },
+  at: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE subscription_charges SET updated_at = $4
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3 AND status IN ('pending', 'unknown')`,
+    [a.subscription_id, a.period, a.attempt, at],
+  );
+}
+
 /** How many attempts the charge of `period` has had. */
 export async function attemptsOf(db: Queryable, subscriptionId: string, period: number): Promise<number> {
   const [row] = await db.query<{ n: number }>(
