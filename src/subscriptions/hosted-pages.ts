@@ -70,7 +70,10 @@ export async function completeCheckout(db: Queryable, token: string, now: Date):
 /**
  * Claims up to `limit` checkouts whose page expired unpaid and whose expiry nobody announced yet, and
  * marks them announced in the caller's transaction. Expired on the shop's own clock (a test shop's may
- * run ahead of `realNow`). SKIP LOCKED: instances sweeping at once each take different rows.
+ * run ahead of `realNow`). SKIP LOCKED: instances sweeping at once each take different rows. The
+ * page's subscription is locked with it, and a page whose subscription another request holds (a
+ * cancel, which locks the subscription and then closes its pages) is left for a later sweep: waiting
+ * for it while holding the page would deadlock with that request.
  */
 export async function claimExpiredCheckouts(
   db: Tx,
@@ -82,10 +85,11 @@ export async function claimExpiredCheckouts(
     `UPDATE checkouts SET expiry_announced_at = $1
      WHERE token IN (
        SELECT c.token FROM checkouts c JOIN shops s ON s.id = c.shop_id
+         JOIN subscriptions sub ON sub.id = c.subscription_id
        WHERE ${UNANNOUNCED_PAGE} AND ($3::int IS NULL OR c.shop_id = $3::int)
          AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
        ORDER BY c.expires_at LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED)
+       FOR UPDATE OF c, sub SKIP LOCKED)
      RETURNING *`,
     [realNow, limit, shopId ?? null],
   );

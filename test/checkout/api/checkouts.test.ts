@@ -176,7 +176,11 @@ describe('checkout API', () => {
       });
       expect((await openPage(h, token)).status).toBe(410);
       const deps = { db: h.db, clock: h.clock, config: h.config };
-      await Promise.all([sweepExpiredCheckouts(deps), sweepExpiredCheckouts(deps)]);
+      // This shop's only: the store is shared with the other worker, whose clock is its own.
+      await Promise.all([
+        sweepExpiredCheckouts(deps, shop.shop.id),
+        sweepExpiredCheckouts(deps, shop.shop.id),
+      ]);
     });
     const events = await h.db.query<{ event: string; url: string; payload: any }>(
       'SELECT event, url, payload FROM events WHERE shop_id = $1 AND resource_id = $2',
