@@ -56,7 +56,6 @@ export function openAttempts(db: Queryable, subscriptionIds: string[]): Promise<
 /** An open attempt of a cancelled subscription, with what resolving it needs. */
 export interface CancelledAttempt extends ChargeRow {
   shop_id: number;
-  plan_id: string;
 }
 
 /**
@@ -78,7 +77,7 @@ export function cancelledOpenAttempts(
     shop = 'AND s.shop_id = $4';
   }
   return db.query<CancelledAttempt>(
-    `SELECT c.*, s.shop_id, s.plan_id FROM subscription_charges c
+    `SELECT c.*, s.shop_id FROM subscription_charges c
      JOIN subscriptions s ON s.id = c.subscription_id JOIN shops sh ON sh.id = s.shop_id
      WHERE c.status IN ('pending', 'unknown') AND s.cancelled_at IS NOT NULL ${shop}
        AND c.updated_at <= $1::timestamptz + (sh.clock_offset_ms - $2::bigint) * interval '1 millisecond'

@@ -110,13 +110,24 @@ export async function takeAttempt<S>(
   request: ChargeRequest,
   recheckAt: () => Date,
 ): Promise<Taken<S>> {
-  const sent: Sent = await send(ctx, request, {
+  const sent = await send(ctx, request, {
     subscriptionId: subject.id,
     idempotencyKey: chargeGatewayKey(subject.id, attempt.period, attempt.attempt),
   });
+  return recordSent(ctx, subject, attempt, sent, recheckAt());
+}
+
+/** READ and RECORD: how a send ended becomes the attempt's event, recorded with its transaction. */
+async function recordSent<S>(
+  ctx: Pick<Ctx, 'db'>,
+  subject: ChargeSubject<S>,
+  attempt: AttemptRef,
+  sent: Sent,
+  recheckAt: Date,
+): Promise<Taken<S>> {
   const uid =
     sent.kind === 'answered' ? sent.answer.uid : sent.kind === 'unknown' ? (sent.uid ?? null) : null;
-  const event = eventOf(sent, attempt.period, recheckAt());
+  const event = eventOf(sent, attempt.period, recheckAt);
   return { subject: await recordAttempt(ctx, subject, attempt, event, uid), outcome: outcomeWord(sent) };
 }
 
@@ -138,12 +149,7 @@ export async function resumeAttempt<S>(
     chargeTrackingId(subject.id, attempt.period, attempt.attempt),
   );
   if (!found) return takeAttempt(ctx, subject, attempt, request, recheckAt);
-  const sent: Sent = { kind: 'answered', answer: found };
-  const event = eventOf(sent, attempt.period, recheckAt());
-  return {
-    subject: await recordAttempt(ctx, subject, attempt, event, found.uid),
-    outcome: outcomeWord(sent),
-  };
+  return recordSent(ctx, subject, attempt, { kind: 'answered', answer: found }, recheckAt());
 }
 
 /** What asking the gateway about an open attempt found. */
@@ -179,10 +185,8 @@ export async function resolveAttempt<S>(
     : await queryChargeByTrackingId(ctx, chargeTrackingId(subject.id, attempt.period, attempt.attempt));
   const ref = { period: attempt.period, attempt: attempt.attempt };
   if (answer && options.settles(answer.status)) {
-    const sent: Sent = { kind: 'answered', answer };
-    const event = eventOf(sent, attempt.period, ctx.clock.now());
-    const recorded = await recordAttempt(ctx, subject, ref, event, answer.uid);
-    return { kind: 'settled', subject: recorded, outcome: outcomeWord(sent) };
+    const taken = await recordSent(ctx, subject, ref, { kind: 'answered', answer }, ctx.clock.now());
+    return { kind: 'settled', ...taken };
   }
   if (answer || !options.abandonWhenMissing) return { kind: 'open' };
   const event: ChargeEvent = { kind: 'charge_abandoned', period: attempt.period };

@@ -298,9 +298,11 @@ async function resumeKeyed(ctx: Ctx, body: Record<string, unknown>): Promise<Sub
   if (keyed.point !== 'charge_claimed') return viewOf(ctx, row);
   const period = Number(keyed.resource?.period);
   const attempt = Number(keyed.resource?.attempt);
+  // Settled meanwhile (a read, billing): the subscription is the answer.
   const open = await openCharge(ctx.db, row.id);
+  if (!open || open.period !== period || open.attempt !== attempt) return viewOf(ctx, row);
   const plan = await findPlanOfShop(ctx, row.plan_id);
-  if (!open || open.period !== period || open.attempt !== attempt || !plan) return viewOf(ctx, row);
+  if (!plan) return viewOf(ctx, row);
   const charge = { period, amount: open.amount };
   const resumed = await takeFirstCharge(ctx, row, plan, charge, cvcOf(body), undefined, true);
   return viewOf(ctx, resumed);

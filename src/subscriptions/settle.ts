@@ -1,6 +1,5 @@
 import { openCharge, resolveAttempt } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
-import { findPlanOfShop } from '../plans/service.js';
 import { findShopRow, toShop } from '../shops/repository.js';
 import { type SubscriptionRow, subscriptionOfTransaction } from './repository.js';
 import { subscriptionSubject } from './subject.js';
@@ -19,9 +18,7 @@ export async function settleOpenCharge(ctx: Ctx, row: SubscriptionRow): Promise<
   if (!row.card_token) return row;
   const charge = await openCharge(ctx.db, row.id);
   if (!charge) return row;
-  const plan = await findPlanOfShop(ctx, row.plan_id);
-  if (!plan) return row;
-  const resolved = await resolveAttempt(ctx, subscriptionSubject(ctx, row.id, plan), charge, {
+  const resolved = await resolveAttempt(ctx, subscriptionSubject(ctx, row.id), charge, {
     settles: (status) => FINAL.has(status),
     abandonWhenMissing: false,
   });
