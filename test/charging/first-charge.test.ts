@@ -6,7 +6,8 @@ import { gatewayClient } from '../../src/gateway/client.js';
 import { closeGatewayPools } from '../../src/gateway/http-client.js';
 import { findShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
-import { type GatewayProcess, startGatewayProcess } from '../gateway/http-client-process.js';
+import { goodCard, openPage, postForm } from '../checkout/forms.js';
+import { type GatewayProcess, passOnPage, startGatewayProcess } from '../gateway/http-client-process.js';
 import { type Harness, harness, newShop } from '../harness.js';
 import { cardBody, customer, monthly, card as subscriptionCard } from '../subscriptions/helpers.js';
 
@@ -33,24 +34,6 @@ let h: Harness;
 let gw: GatewayProcess;
 let remoteApp: App | undefined;
 const deployments: Deployment[] = [];
-
-/** Presses "Pass authentication" on a 3-D Secure page over HTTP, with the cookie and CSRF token it set. */
-async function passOnPage(url: string): Promise<void> {
-  const page = await fetch(url);
-  const cookie =
-    page.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('kopek_csrf='))
-      ?.split(';')[0] ?? '';
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const done = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ _csrf: token, outcome: 'passed' }).toString(),
-    redirect: 'manual',
-  });
-  expect(done.status).toBe(200);
-}
 
 beforeAll(async () => {
   h = await harness();
@@ -98,7 +81,9 @@ beforeAll(async () => {
     app: remoteApp,
     auth: `Basic ${Buffer.from(`${gw.shopId}:${gw.secret}`).toString('base64')}`,
     gateway: { ...h.app.services, config: remote, shop: toShop(row) },
-    passThreeDs: (url) => passOnPage(url),
+    async passThreeDs(url) {
+      expect((await passOnPage(url)).status).toBe(200);
+    },
   });
 }, 120_000);
 
@@ -120,28 +105,9 @@ async function send(d: Deployment, method: 'GET' | 'POST', url: string, body?: u
 
 /** Pays the hosted page of a redirect subscription as a buyer's browser does (CSRF cookie and token). */
 async function payPage(d: Deployment, token: string, number: string): Promise<void> {
-  const page = await d.app.inject({ method: 'GET', url: `/v2/checkout?token=${encodeURIComponent(token)}` });
-  expect(page.statusCode).toBe(200);
-  const setCookie = page.headers['set-cookie'];
-  const cookie = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [])
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
-  const posted = await d.app.inject({
-    method: 'POST',
-    url: '/v2/checkout',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    payload: new URLSearchParams({
-      _csrf: csrf,
-      token,
-      card_number: number,
-      card_holder: 'JANE DOE',
-      card_exp_month: '12',
-      card_exp_year: '2030',
-      card_cvc: '123',
-    }).toString(),
-  });
-  expect(posted.statusCode).toBe(303);
+  const page = await openPage(d, token);
+  expect(page.status).toBe(200);
+  expect((await postForm(d, page, token, goodCard(number))).status).toBe(303);
 }
 
 /** The one payment, the one charge record and the state and events of a paid first charge. */
@@ -203,7 +169,7 @@ const paths: [string, (d: Deployment) => Promise<string>][] = [
     async (d) => {
       const created = await send(d, 'POST', '/subscriptions', { plan: monthly(), customer: customer() });
       expect(created.body.state).toBe('redirecting');
-      await payPage(d, created.body.token, '4200 0000 0000 0000');
+      await payPage(d, created.body.token, '4200000000000000');
       return created.body.id;
     },
   ],

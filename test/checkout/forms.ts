@@ -8,7 +8,7 @@ export interface PageVisit {
   csrf: string;
 }
 
-export async function openPage(h: Harness, token: string): Promise<PageVisit> {
+export async function openPage(h: Pick<Harness, 'app'>, token: string): Promise<PageVisit> {
   const res = await h.app.inject({ method: 'GET', url: `/v2/checkout?token=${encodeURIComponent(token)}` });
   const setCookie = res.headers['set-cookie'];
   const cookies = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []).map(
@@ -26,7 +26,12 @@ export const goodCard = (number = '4200000000000000') => ({
   card_cvc: '123',
 });
 
-export async function postForm(h: Harness, visit: PageVisit, token: string, fields: Record<string, string>) {
+export async function postForm(
+  h: Pick<Harness, 'app'>,
+  visit: PageVisit,
+  token: string,
+  fields: Record<string, string>,
+) {
   const body = new URLSearchParams({ _csrf: visit.csrf, token, ...fields }).toString();
   const res = await h.app.inject({
     method: 'POST',

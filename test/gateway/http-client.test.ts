@@ -13,24 +13,7 @@ import { createShop } from '../../src/shops/service.js';
 import { type Harness, harness } from '../harness.js';
 import { cardBody, card as subscriptionCard } from '../subscriptions/helpers.js';
 import { card, order, rejection } from './helpers.js';
-import { type GatewayProcess, startGatewayProcess } from './http-client-process.js';
-
-/** Presses "Pass authentication" on a 3-D Secure page over HTTP, with the cookie and CSRF token it set. */
-async function passOnPage(url: string): Promise<Response> {
-  const page = await fetch(url);
-  const cookie =
-    page.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('kopek_csrf='))
-      ?.split(';')[0] ?? '';
-  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ _csrf: token, outcome: 'passed' }).toString(),
-    redirect: 'manual',
-  });
-}
+import { type GatewayProcess, passOnPage, startGatewayProcess } from './http-client-process.js';
 
 /**
  * The HTTP gateway client against a real second Kopek process (the gateway deployment), as the API

@@ -8,6 +8,7 @@ import { createShop } from '../../src/shops/service.js';
 import { type BillStore, kopekEnv, startGateway } from '../billing/bill-store.js';
 import { cleanUp, freePort, KOPEK, type Started, start, waitForBanner } from '../foundation/kopek-process.js';
 import { freshPostgres } from '../fresh-store.js';
+import { cardBody } from './helpers.js';
 
 /**
  * Redesign item 5 (recovery points): a card subscription created with an Idempotency-Key, with the
@@ -88,18 +89,7 @@ class KillingProxy {
   }
 }
 
-const BODY = JSON.stringify({
-  plan: { title: 'Gold', currency: 'EUR', plan: { amount: 1999, interval: 1, interval_unit: 'month' } },
-  customer: { email: 'jane@example.com', ip: '203.0.113.7' },
-  card: {
-    number: '4200000000000000',
-    verification_value: '123',
-    holder: 'JANE DOE',
-    exp_month: '12',
-    exp_year: '2035',
-  },
-  tracking_id: 'crash-remote-1',
-});
+const BODY = JSON.stringify(cardBody({ tracking_id: 'crash-remote-1' }));
 
 describe.skipIf(!pgUrl)(
   'a keyed create over an HTTP gateway, killed between the charge and its record',
