@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { KillingProxy } from '../foundation/killing-proxy.js';
 import { cleanUp } from '../foundation/kopek-process.js';
 import { type BillStore, startGateway } from './bill-store.js';
 import { crashThenRecover, seededStore } from './crash-rounds.js';
@@ -21,20 +22,21 @@ afterAll(async () => {
 
 describe.skipIf(!pgUrl)('kopek bill over an HTTP gateway on PostgreSQL (set DATABASE_URL)', () => {
   it('over an HTTP gateway, a kill between the payment and its record is resolved by query, not charged again', async () => {
-    // Fewer and shorter rounds: a charge over HTTP costs about three times one in process, and
-    // nearly every kill falls while some payment waits for its record (the gateway finishes the
-    // request the killed process sent).
-    // Each killed run claims a batch of 100 (up to four kills), and the restart must still find
-    // subscriptions of its own to bill.
+    // Fewer and shorter rounds than in process: a charge over HTTP costs about three times as much.
+    // Three kills at random moments, and a fourth by the proxy the moment the gateway has answered
+    // a payment, so that at least one payment waits for its record whatever the random ones hit.
+    // Each killed run claims a batch of 100, and the restart must still find subscriptions of its
+    // own to bill.
     const N = 500;
     const s = await seededStore(stores, N);
     const gateway = await startGateway(s);
-    const stale = await crashThenRecover(s, N, {
-      rounds: 3,
-      payments: 60,
-      env: gateway.env,
-      untilAwaitingRecord: 4,
-    });
-    expect(stale.awaitingRecord).toBeGreaterThan(0);
+    const proxy = new KillingProxy(new URL(gateway.env.GATEWAY_URL as string));
+    try {
+      const env = { ...gateway.env, GATEWAY_URL: await proxy.listen() };
+      const stale = await crashThenRecover(s, N, { rounds: 3, payments: 60, env, proxy });
+      expect(stale.awaitingRecord).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import type { KillingProxy } from '../foundation/killing-proxy.js';
 import {
   type BillStore,
   killNow,
@@ -56,10 +57,12 @@ export interface CrashOptions {
   /** The billing processes' extra environment (a gateway over HTTP). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Goes on killing (up to this many runs in all) until a kill fell between a payment and its
-   * record, so the query that resolves such an attempt is put to the test.
+   * A proxy between the billing runs and their gateway over HTTP: after the random kills, one more
+   * run is killed by it, the moment the gateway has answered a payment and before the answer
+   * arrives, so at least one payment waits for its record and the query that resolves such an
+   * attempt is put to the test whatever the random kills hit.
    */
-  untilAwaitingRecord?: number;
+  proxy?: KillingProxy;
   /** Runs claim, charge and record each renewal in one transaction: no kill can leave one open. */
   leavesNothingOpen?: boolean;
 }
@@ -86,9 +89,9 @@ export async function crashThenRecover(s: BillStore, n: number, opts: CrashOptio
     return `${ms} ms`;
   };
   let report = await ledgerReport(s, 2);
-  for (let round = 0; ; round++) {
-    const enough = round >= opts.rounds && (!opts.untilAwaitingRecord || report.awaitingRecord > 0);
-    if (enough || round >= Math.max(opts.rounds, opts.untilAwaitingRecord ?? 0)) break;
+  const lastRound = opts.proxy ? opts.rounds : opts.rounds - 1;
+  for (let round = 0; round <= lastRound; round++) {
+    const byProxy = opts.proxy !== undefined && round === lastRound;
     // A random moment, in progress rather than time (so that a fast or a loaded machine kills
     // within the same stretch of work): once the run has claimed and then recorded a random number
     // of payments, and a random few milliseconds later, inside whatever charge it is at.
@@ -105,13 +108,21 @@ export async function crashThenRecover(s: BillStore, n: number, opts: CrashOptio
       if (exited || (now.claimed > before.claimed && now.paid >= before.paid + payments)) break;
       await sleep(10);
     }
-    await sleep(extra);
-    await killNow(run);
+    if (byProxy && !exited) {
+      opts.proxy?.killOnNextPayment(run.child);
+      await run.exited;
+    } else {
+      await sleep(extra);
+      await killNow(run);
+    }
     if (run.child.signalCode !== 'SIGKILL')
       throw new Error(`kopek bill ended before it was killed (too few subscriptions?):\n${run.output()}`);
     report = await stillLedger(s);
+    const when = byProxy
+      ? `after ${payments} payments, at a payment's answer`
+      : `after ${payments} payments + ${extra} ms`;
     kills.push(
-      `after ${payments} payments + ${extra} ms: ${report.payments} paid, ${report.open} open, ${report.awaitingRecord} paid and waiting for their record`,
+      `${when}: ${report.payments} paid, ${report.open} open, ${report.awaitingRecord} paid and waiting for their record`,
     );
     // A process killed at any moment leaves no money unrecorded (its attempt still open counts as a
     // record to be completed), none taken twice, no record without its money.

@@ -1,11 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { createShop } from '../../src/shops/service.js';
 import { type BillStore, kopekEnv, startGateway } from '../billing/bill-store.js';
+import { KillingProxy } from '../foundation/killing-proxy.js';
 import { cleanUp, freePort, KOPEK, type Started, start, waitForBanner } from '../foundation/kopek-process.js';
 import { freshPostgres } from '../fresh-store.js';
 import { cardBody } from './helpers.js';
@@ -27,67 +25,6 @@ afterAll(async () => {
   cleanUp();
   for (const s of stores) await s.drop();
 });
-
-/**
- * A loopback proxy in front of the gateway that, when armed, lets the gateway answer a payment in
- * full, then kills the API process before handing the answer on: the charge is made, its answer lost.
- */
-class KillingProxy {
-  readonly server: Server;
-  #victim: ChildProcess | undefined;
-  payments = 0;
-
-  constructor(private readonly target: URL) {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const out = httpRequest(
-          {
-            host: this.target.hostname,
-            port: this.target.port,
-            method: req.method,
-            path: req.url,
-            headers: req.headers,
-          },
-          (answer: IncomingMessage) => {
-            const body: Buffer[] = [];
-            answer.on('data', (c: Buffer) => body.push(c));
-            answer.on('end', () => {
-              const isPayment = req.method === 'POST' && req.url === '/transactions/payments';
-              if (isPayment) this.payments++;
-              const victim = this.#victim;
-              if (isPayment && victim) {
-                this.#victim = undefined;
-                victim.once('exit', () => res.destroy());
-                victim.kill('SIGKILL');
-                return;
-              }
-              res.writeHead(answer.statusCode ?? 502, answer.headers);
-              res.end(Buffer.concat(body));
-            });
-          },
-        );
-        out.on('error', () => res.destroy());
-        out.end(Buffer.concat(chunks));
-      });
-    });
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** The next payment's answer kills `victim` instead of reaching it. */
-  killOnNextPayment(victim: ChildProcess): void {
-    this.#victim = victim;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 const BODY = JSON.stringify(cardBody({ tracking_id: 'crash-remote-1' }));
 
