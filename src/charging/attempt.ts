@@ -3,8 +3,8 @@ import type { Tx } from '../db/db.js';
 import type { ChargeRequest, PlannedPayment } from '../gateway/client.js';
 import { type ChargeEvent, eventOf, outcomeWord, plannedEventOf, type Sent } from './answers.js';
 import { lockOpenCharge } from './repository.js';
-import { chargeGatewayKey, chargeTrackingId } from './requests.js';
-import { queryCharge, queryChargeByTrackingId, send } from './send.js';
+import { type ChargeKind, chargeGatewayKey, chargeTrackingId } from './requests.js';
+import { queryCharge, queryChargeByTrackingId, releaseVerification, send } from './send.js';
 
 /**
  * The life of one charge attempt after its claim (docs/redesign-plan.md, B.2):
@@ -101,7 +101,7 @@ export interface Taken<S> {
 /**
  * SEND, READ and RECORD for a claimed attempt: the request goes out with the attempt's idempotency
  * key, and whatever comes back (an answer, a refusal, nothing in time) is recorded as its event. An
- * unknown outcome is asked about again at `recheckAt`.
+ * unknown outcome is asked about again at `recheckAt`. `kind`: a payment, or a card verification.
  */
 export async function takeAttempt<S>(
   ctx: Ctx,
@@ -109,22 +109,28 @@ export async function takeAttempt<S>(
   attempt: AttemptRef,
   request: ChargeRequest,
   recheckAt: () => Date,
+  kind: ChargeKind = 'payment',
 ): Promise<Taken<S>> {
   const sent = await send(ctx, request, {
     subscriptionId: subject.id,
     idempotencyKey: chargeGatewayKey(subject.id, attempt.period, attempt.attempt),
+    kind,
   });
   return recordSent(ctx, subject, attempt, sent, recheckAt());
 }
 
-/** READ and RECORD: how a send ended becomes the attempt's event, recorded with its transaction. */
+/**
+ * READ and RECORD: how a send ended becomes the attempt's event, recorded with its transaction. A
+ * card verification's authorization is released first (send.ts: releaseVerification).
+ */
 async function recordSent<S>(
-  ctx: Pick<Ctx, 'db'>,
+  ctx: Ctx,
   subject: ChargeSubject<S>,
   attempt: AttemptRef,
   sent: Sent,
   recheckAt: Date,
 ): Promise<Taken<S>> {
+  if (sent.kind === 'answered') await releaseVerification(ctx, sent.answer, subject.id);
   const uid =
     sent.kind === 'answered' ? sent.answer.uid : sent.kind === 'unknown' ? (sent.uid ?? null) : null;
   const event = eventOf(sent, attempt.period, recheckAt);
@@ -143,12 +149,13 @@ export async function resumeAttempt<S>(
   attempt: AttemptRef,
   request: ChargeRequest,
   recheckAt: () => Date,
+  kind: ChargeKind = 'payment',
 ): Promise<Taken<S>> {
   const found = await queryChargeByTrackingId(
     ctx,
     chargeTrackingId(subject.id, attempt.period, attempt.attempt),
   );
-  if (!found) return takeAttempt(ctx, subject, attempt, request, recheckAt);
+  if (!found) return takeAttempt(ctx, subject, attempt, request, recheckAt, kind);
   return recordSent(ctx, subject, attempt, { kind: 'answered', answer: found }, recheckAt());
 }
 

@@ -42,6 +42,7 @@ export {
 } from './repository.js';
 export {
   type ChargedSubscription,
+  type ChargeKind,
   cardRequest,
   chargeDescription,
   chargeGatewayKey,

@@ -7,6 +7,13 @@ import type { Plan } from '../plans/service.js';
  * token, hosted page), a renewal, their tracking ids, descriptions and idempotency keys.
  */
 
+/**
+ * What a charge attempt asks of the gateway: a payment takes money; a verification (a free trial's
+ * first charge on a shop with 3-D Secure) authorizes the smallest amount through the same checks,
+ * 3-D Secure included, and the authorization is released at once (send.ts: releaseVerification).
+ */
+export type ChargeKind = 'payment' | 'verification';
+
 /** What a charge request needs to know of its subscription. */
 export interface ChargedSubscription {
   id: string;
@@ -58,19 +65,24 @@ export function chargeGatewayKey(subscriptionId: string, period: number, attempt
   return `kopek-charge:${chargeTrackingId(subscriptionId, period, attempt)}`;
 }
 
-/** The gateway payment of a subscription's first charge (the trial's or the first period's). */
+/**
+ * The gateway request of a subscription's first charge (the trial's or the first period's): a
+ * payment, or the authorization of a card verification.
+ */
 export function firstChargeRequest(
   sub: Omit<ChargedSubscription, 'card_token'>,
   plan: Plan,
   charge: { period: number; amount: number },
   card: CardRequest,
   returnUrl?: string,
+  kind: ChargeKind = 'payment',
 ): ChargeRequest {
   const back = returnUrl ?? (sub.return_url ? returnUrlWithId(sub.return_url, sub.id) : undefined);
+  const title = kind === 'verification' ? `Card verification: ${plan.title}` : plan.title;
   return {
     amount: charge.amount,
     currency: plan.currency,
-    description: chargeDescription(plan.title, sub.id),
+    description: chargeDescription(title, sub.id),
     tracking_id: chargeTrackingId(sub.id, charge.period),
     language: sub.language,
     ...(back ? { return_url: back } : {}),

@@ -2,13 +2,16 @@ import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { KnownCards } from '../gateway/card-source.js';
 import {
+  ALREADY_VOIDED,
   type ChargeRequest,
   GatewayInFlight,
   GatewayTimeout,
   gatewayClient,
   type PlannedPayment,
+  type TransactionAnswer,
 } from '../gateway/client.js';
 import type { Sent } from './answers.js';
+import type { ChargeKind } from './requests.js';
 
 /**
  * The only place a subscription's charge meets the gateway. `send` makes the call, never inside a
@@ -20,6 +23,8 @@ import type { Sent } from './answers.js';
 export interface SendOptions {
   /** The gateway idempotency key of the attempt (requests.ts: chargeGatewayKey). */
   idempotencyKey?: string;
+  /** A payment, or the authorization of a card verification; a payment unless it says. */
+  kind?: ChargeKind;
   /** For the log: whose charge it is. */
   subscriptionId: string;
 }
@@ -34,10 +39,11 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
   // crash after the gateway charged would roll back Kopek's record of the charge (RemoteCallInTransaction).
   const gateway = gatewayClient(ctx, { outsideTransaction: true });
   try {
-    const answer = await gateway.payment(
-      request,
-      options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : undefined,
-    );
+    const keyed = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : undefined;
+    const answer =
+      options.kind === 'verification'
+        ? await gateway.authorization(request, keyed)
+        : await gateway.payment(request, keyed);
     return { kind: 'answered', answer };
   } catch (err) {
     if (err instanceof GatewayTimeout) {
@@ -107,8 +113,36 @@ export function queryCharge(ctx: Ctx, uid: string) {
   return gatewayClient(ctx).query(uid);
 }
 
-/** The payment sent under an attempt's tracking id, if the gateway has one. */
+/** The payment (or a verification's authorization) sent under an attempt's tracking id, if any. */
 export async function queryChargeByTrackingId(ctx: Ctx, trackingId: string) {
   const found = await gatewayClient(ctx).queryByTrackingId(trackingId);
-  return found.find((t) => t.type === 'payment');
+  return found.find((t) => t.type === 'payment' || t.type === 'authorization');
+}
+
+/**
+ * A successful authorization of a card verification is released (voided) before its outcome is
+ * recorded, so no crash can leave a hold on the cardholder's card behind a recorded verification:
+ * whoever records it (the request, the 3-D Secure return, a query after a crash) releases it first,
+ * under one gateway idempotency key, and a second release finds it released already. A gateway that
+ * cannot release it now leaves the hold to lapse at the acquirer; the verification stands.
+ */
+export async function releaseVerification(ctx: Ctx, answer: TransactionAnswer, subscriptionId: string) {
+  if (answer.type !== 'authorization' || answer.status !== 'successful') return;
+  const gateway = gatewayClient(ctx, { outsideTransaction: true });
+  try {
+    await gateway.void(
+      { parent_uid: answer.uid },
+      { idempotencyKey: `kopek-verification-void:${answer.uid}` },
+    );
+  } catch (err) {
+    if (
+      err instanceof ApiError &&
+      (err.message === ALREADY_VOIDED || JSON.stringify(err.errors).includes(ALREADY_VOIDED))
+    )
+      return;
+    ctx.log.error(
+      { err, subscription: subscriptionId, uid: answer.uid },
+      'the authorization of a card verification could not be released; it lapses at the acquirer',
+    );
+  }
 }

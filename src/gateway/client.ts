@@ -3,7 +3,7 @@ import { ApiError } from '../core/errors.js';
 import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import type { KnownCards } from './card-source.js';
 import { authorize, credit, pay, planPayment } from './charge.js';
-import { capture, refund, voidAuthorization } from './children.js';
+import { ChildMsg, capture, refund, voidAuthorization } from './children.js';
 import type {
   CaptureRequest,
   ChargeRequest,
@@ -33,6 +33,9 @@ export type {
   VoidRequest,
 } from './client-types.js';
 export { GatewayInFlight, GatewayTimeout } from './errors.js';
+
+/** The gateway's refusal of a void whose authorization was voided before: the release happened. */
+export const ALREADY_VOIDED = ChildMsg.alreadyVoided;
 
 const wire = (request: object) => ({ request: JSON.parse(JSON.stringify(request)) as unknown });
 

@@ -6,7 +6,7 @@ import { type CardRecord, gatewayClient } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
 import { CARD_NOT_FOUND } from './input.js';
 import type { SubscriptionRow } from './repository.js';
-import { CHARGE_LEASE_MS } from './schedule.js';
+import { CHARGE_LEASE_MS, isCardVerification } from './schedule.js';
 import { subscriptionSubject } from './subject.js';
 
 /**
@@ -44,7 +44,8 @@ export async function tokenizeCard(ctx: Ctx, card: CardInput): Promise<CardRecor
 }
 
 /**
- * Takes a claimed first charge (the trial's or the first period's) through the gateway and records
+ * Takes a claimed first charge (the trial's, a free trial's card verification, or the first
+ * period's) through the gateway and records
  * what it answered (charging/attempt.ts). Whatever happens, the answer is a subscription, never an
  * exception: the subscription already exists, and a client that saw an error would retry and pay
  * twice. `returnUrl`: where a 3-D Secure step sends the cardholder instead of the shop's return_url
@@ -61,12 +62,15 @@ export async function takeFirstCharge(
   resume = false,
 ): Promise<SubscriptionRow> {
   const card = storedCardRequest(sub.card_token as string, cvc);
+  // A free trial's first charge on a shop with 3-D Secure verifies the card (schedule.ts).
+  const kind = isCardVerification(plan, charge.period) ? 'verification' : 'payment';
   const taken = await (resume ? resumeAttempt : takeAttempt)(
     ctx,
     subscriptionSubject(ctx, sub.id, plan),
     { period: charge.period, attempt: 1 },
-    firstChargeRequest(sub, plan, charge, card, returnUrl),
+    firstChargeRequest(sub, plan, charge, card, returnUrl, kind),
     () => new Date(ctx.clock.now().getTime() + CHARGE_LEASE_MS),
+    kind,
   );
   return taken.subject;
 }

@@ -124,7 +124,7 @@ export async function paySubscriptionCheckout(
     const now = ctx.clock.now();
     if (sub.state === 'redirecting' && !sub.card_token && checkout.expires_at.getTime() <= now.getTime())
       return { kind: 'expired' as const };
-    const schedule = firstSchedule(plan, now, ctx.shop.timeZone);
+    const schedule = firstSchedule(plan, now, ctx.shop.timeZone, ctx.shop.threeDs);
     const customerId = checked.customer && !sub.customer_id ? newId('cst') : null;
     const t = transition(
       sub,

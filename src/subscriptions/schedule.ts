@@ -19,6 +19,20 @@ export const THREE_DS_RECHECK_MS = 24 * 60 * 60 * 1000;
 /** Period 0 is the trial charge; regular periods count from 1. */
 export const TRIAL_PERIOD = 0;
 
+/**
+ * What a free trial's card verification authorizes (and releases at once): the gateway takes no
+ * authorization of 0, so the smallest amount there is, one minor unit.
+ */
+export const VERIFICATION_AMOUNT = 1;
+
+/**
+ * Whether a charge of `period` verifies the card instead of taking money: the trial "charge" of a
+ * free trial, made only on a shop with 3-D Secure (firstSchedule), as an authorization released at once.
+ */
+export function isCardVerification(plan: Plan, period: number): boolean {
+  return period === TRIAL_PERIOD && plan.trial !== null && plan.trial.amount === 0;
+}
+
 export interface FirstSchedule {
   state: SubscriptionState;
   /** Regular periods are counted from here: the start, or the end of the trial. */
@@ -34,21 +48,28 @@ export interface FirstSchedule {
 /**
  * What a new subscription with a card does first: a trial with an amount is charged now and lasts
  * its interval; a free trial charges nothing until it ends; without a trial the first regular
- * period is charged now.
+ * period is charged now. `verifyCard` (a shop with 3-D Secure): a free trial verifies the card now
+ * as a first charge would, through 3-D Secure, with an authorization of VERIFICATION_AMOUNT that is
+ * released at once; the trial starts when the verification succeeds.
  */
-export function firstSchedule(plan: Plan, start: Date, timeZone = 'UTC'): FirstSchedule {
+export function firstSchedule(plan: Plan, start: Date, timeZone = 'UTC', verifyCard = false): FirstSchedule {
   if (plan.trial) {
     const trialEnd = addInterval(start, plan.trial.interval, plan.trial.interval_unit, undefined, timeZone);
     const paid = plan.trial.amount > 0;
+    const verified = !paid && verifyCard;
     // A calendar trial may end clamped (Jan 31 + 1 month = Feb 28); the months after it keep the 31st.
     const calendarTrial = plan.trial.interval_unit === 'month' || plan.trial.interval_unit === 'year';
     return {
-      state: paid ? 'trial_processing' : 'trial',
+      state: paid || verified ? 'trial_processing' : 'trial',
       anchor: trialEnd,
       anchorDay: localDayOfMonth(calendarTrial ? start : trialEnd, timeZone),
       renewAt: trialEnd,
       activeTo: trialEnd,
-      charge: paid ? { period: TRIAL_PERIOD, amount: plan.trial.amount } : null,
+      charge: paid
+        ? { period: TRIAL_PERIOD, amount: plan.trial.amount }
+        : verified
+          ? { period: TRIAL_PERIOD, amount: VERIFICATION_AMOUNT }
+          : null,
     };
   }
   return {

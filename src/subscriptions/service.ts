@@ -38,7 +38,7 @@ import {
   type SubscriptionRow,
 } from './repository.js';
 import { rulesFor } from './rules.js';
-import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule } from './schedule.js';
+import { CHARGE_LEASE_MS, type FirstSchedule, firstSchedule, isCardVerification } from './schedule.js';
 import { settleOpenCharge } from './settle.js';
 import {
   applyTransition,
@@ -151,9 +151,10 @@ async function createWithPlannedCharge(
   const planData: PlanData | undefined = 'create' in input.plan ? input.plan.create : undefined;
   const newPlan = planData && newPlanRow(ctx.shop.id, newId('pln'), planData, now);
   const plan = 'existing' in input.plan ? input.plan.existing : toPlan(newPlan as PlanRow);
-  const schedule = firstSchedule(plan, now, ctx.shop.timeZone);
+  const schedule = firstSchedule(plan, now, ctx.shop.timeZone, ctx.shop.threeDs);
   const charge = schedule.charge;
-  if (!charge) return undefined;
+  // A card verification is an authorization, which the batch does not plan.
+  if (!charge || isCardVerification(plan, charge.period)) return undefined;
   const existingCustomer =
     input.customer && 'existing' in input.customer ? input.customer.existing : undefined;
   const newCustomer =
@@ -231,7 +232,7 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     else if (input.customer) {
       customer = await insertCustomer(tx, ctx.shop.id, { id: newId('cst'), ...input.customer.create }, now);
     }
-    const schedule = card ? firstSchedule(plan, now, ctx.shop.timeZone) : undefined;
+    const schedule = card ? firstSchedule(plan, now, ctx.shop.timeZone, ctx.shop.threeDs) : undefined;
     const sub = await insertSubscription(
       tx,
       newSubscription(ctx, input, {

@@ -2,7 +2,14 @@ import type { CardRecord } from '../cards/vault.js';
 import type { ChargeEvent } from '../charging/index.js';
 import type { Plan } from '../plans/service.js';
 import type { SubscriptionChange, SubscriptionRow } from './repository.js';
-import { cyclesDone, type FirstSchedule, periodEnd, THREE_DS_RECHECK_MS, TRIAL_PERIOD } from './schedule.js';
+import {
+  cyclesDone,
+  type FirstSchedule,
+  isCardVerification,
+  periodEnd,
+  THREE_DS_RECHECK_MS,
+  TRIAL_PERIOD,
+} from './schedule.js';
 
 /**
  * A subscription's whole state machine (the seed's transition table), as one pure function: what
@@ -259,7 +266,9 @@ function answered(
   const reason = a.message ?? 'no message';
   if (!hadEarlierSuccess(sub, plan, a.period)) {
     // The very first charge failed or errored (or the gateway refused it): failed and cancelled.
+    // A free trial's card verification (schedule.ts) is its first charge.
     const what = a.outcome === 'refused' ? 'refused by the gateway' : a.outcome;
+    const first = isCardVerification(plan, a.period) ? 'Card verification' : 'First payment';
     return {
       change: {
         state: 'failed',
@@ -267,7 +276,7 @@ function answered(
         renew_at: null,
         active_to: null,
         cancelled_at: now,
-        cancel_reason: `First payment ${what}: ${reason}`,
+        cancel_reason: `${first} ${what}: ${reason}`,
         ...last,
       },
       chargeStatus,

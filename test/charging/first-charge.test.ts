@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { Ctx } from '../../src/context.js';
-import { gatewayClient } from '../../src/gateway/client.js';
+import { ALREADY_VOIDED, gatewayClient } from '../../src/gateway/client.js';
 import { closeGatewayPools } from '../../src/gateway/http-client.js';
 import { findShopRow, toShop } from '../../src/shops/repository.js';
 import { createShop } from '../../src/shops/service.js';
@@ -196,6 +196,41 @@ describe('the first charge goes through the one charging module on every path', 
         const d = deployments.find((x) => x.name === where) as Deployment;
         const id = await pay(d);
         await expectChargedOnce(d, id);
+      });
+
+      it('a free trial verifies the card through 3-D Secure: one authorization, released, in trial', async () => {
+        const d = deployments.find((x) => x.name === where) as Deployment;
+        const plan = monthly({ trial: { amount: 0, interval: 7, interval_unit: 'day' } });
+        const created = await send(
+          d,
+          'POST',
+          '/subscriptions',
+          cardBody({ plan, card: subscriptionCard('4012000000001097') }),
+        );
+        expect(created.body).toMatchObject({
+          state: 'redirecting',
+          last_transaction: { status: 'incomplete' },
+        });
+        const uid = created.body.last_transaction.uid as string;
+        await d.passThreeDs(created.body.last_transaction.redirect_url, uid);
+        const read = await send(d, 'GET', `/subscriptions/${created.body.id}`);
+        expect(read.body).toMatchObject({
+          state: 'trial',
+          paid_billing_cycles: 0,
+          last_transaction: { uid },
+        });
+        const gateway = gatewayClient(d.gateway);
+        const found = await gateway.queryByTrackingId(`${created.body.id}-0`);
+        expect(found.map((t) => [t.type, t.status, t.amount])).toEqual([['authorization', 'successful', 1]]);
+        // Released already: the gateway refuses a second void of it.
+        await expect(gateway.void({ parent_uid: uid })).rejects.toMatchObject({
+          errors: { base: [ALREADY_VOIDED] },
+        });
+        const charges = await h.db.query(
+          'SELECT period, status FROM subscription_charges WHERE subscription_id = $1',
+          [created.body.id],
+        );
+        expect(charges).toEqual([{ period: 0, status: 'successful' }]);
       });
     });
   }

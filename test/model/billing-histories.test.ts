@@ -157,4 +157,17 @@ describe('fixed bugs, replayed', () => {
       ],
       [],
     ));
+
+  it('a free trial on a 3-D Secure shop verifies the card, released at once, and is paid when it ends', () =>
+    runHistory(
+      true,
+      [
+        new Create({ path: 'card', card: 'challenge' }, 'freeTrial'),
+        new Create({ path: 'card', card: 'approved' }, 'freeTrial'),
+        new Create({ path: 'page', card: 'approved' }, 'freeTrial'),
+        new FinishThreeDs(0, 'passed'),
+        new Advance('P8D'),
+      ],
+      [],
+    ));
 });

@@ -5,7 +5,8 @@ import type { Queryable } from '../../src/db/db.js';
  * itself. Each check is a query that returns one row per violation (`v` says which and why), so an
  * empty answer is a pass. The checks read only the tables: subscriptions, subscription_charges (one
  * row per attempt at a period's charge), transactions (the gateway's ledger: a renewal's payment
- * carries the tracking id `sbs_…-period[-attempt]`) and events (the outbox).
+ * carries the tracking id `sbs_…-period[-attempt]`, as does the authorization with which a free trial
+ * on a 3-D Secure shop verifies the card) and events (the outbox).
  */
 
 export interface Violation {
@@ -23,11 +24,12 @@ const BASE = `
   ),
   c AS (SELECT c.* FROM subscription_charges c JOIN s ON s.id = c.subscription_id),
   pay AS (
-    SELECT uid, status, created_at, tracking_id, split_part(tracking_id, '-', 1) AS sub,
+    SELECT uid, type, status, created_at, tracking_id, split_part(tracking_id, '-', 1) AS sub,
       split_part(tracking_id, '-', 2)::int AS period,
       COALESCE(NULLIF(split_part(tracking_id, '-', 3), '')::int, 1) AS attempt
     FROM transactions
-    WHERE shop_id = $1 AND type = 'payment' AND tracking_id ~ '^sbs_[0-9A-Za-z]+-[0-9]+(-[0-9]+)?$'
+    WHERE shop_id = $1 AND type IN ('payment', 'authorization')
+      AND tracking_id ~ '^sbs_[0-9A-Za-z]+-[0-9]+(-[0-9]+)?$'
   )`;
 
 const OPEN = `('pending', 'unknown', 'incomplete')`;
@@ -37,7 +39,8 @@ const attemptName = (t: string) => `${t}.subscription_id || '-' || ${t}.period |
  * (a) At most one successful charge per (subscription, period), and every movement of money recorded:
  * a successful payment's attempt records it (or still waits for its answer), a record names its
  * payment, an attempt proven never sent has no payment, no payment is made without its claimed
- * attempt, and no attempt is claimed while an earlier one is still in flight.
+ * attempt, and no attempt is claimed while an earlier one is still in flight. A card verification's
+ * authorization counts as its attempt's payment, and once recorded it has been released (voided).
  */
 const MONEY = `
   SELECT 'a.paid_twice' AS "check", sub AS sub, sub || ' period ' || period || ': ' || count(*)
@@ -70,6 +73,13 @@ const MONEY = `
   FROM c o JOIN c n ON n.subscription_id = o.subscription_id
     AND (n.period > o.period OR n.period = o.period AND n.attempt > o.attempt)
   WHERE o.status IN ${OPEN}
+  UNION ALL
+  SELECT 'a.verification_held', p.sub, 'verification ' || p.tracking_id || ' (' || p.uid || ') is recorded, never released'
+  FROM pay p WHERE p.type = 'authorization' AND p.status = 'successful'
+    AND EXISTS (SELECT 1 FROM c WHERE c.subscription_id = p.sub AND c.period = p.period AND c.attempt = p.attempt
+      AND c.status = 'successful')
+    AND NOT EXISTS (SELECT 1 FROM transactions v WHERE v.shop_id = $1 AND v.parent_uid = p.uid
+      AND v.type = 'void' AND v.status = 'successful')
   UNION ALL
   SELECT 'a.payment_without_claim', p.sub, 'payment ' || p.tracking_id || ' (' || p.status || ') has no attempt'
   FROM pay p JOIN s ON s.id = p.sub WHERE NOT EXISTS (

@@ -91,13 +91,18 @@ function ChargeItem({ item, view }: { item: Extract<TimelineItem, { kind: 'charg
   const { lang, shop } = view.cabinet;
   const t = subscriptionTexts(lang);
   const c = item.charge;
+  const plan = view.sub.plan;
+  // A free trial's period 0 is no payment: the card's verification on a 3-D Secure shop.
+  const verification = c.period === 0 && isPlan(plan) && plan.trial?.amount === 0;
   return (
     <li class="charge">
       <ShopTime at={item.at} zone={shop.timeZone} lang={lang} />{' '}
       <strong>
-        {c.period === 0
-          ? fill(t.trialCharge, { attempt: c.attempt })
-          : fill(t.charge, { period: c.period, attempt: c.attempt })}
+        {verification
+          ? fill(t.verification, { attempt: c.attempt })
+          : c.period === 0
+            ? fill(t.trialCharge, { attempt: c.attempt })
+            : fill(t.charge, { period: c.period, attempt: c.attempt })}
       </strong>{' '}
       <span class={`badge ${c.status}`}>{c.status}</span> <Money amount={c.amount} currency={c.currency} />
       {c.message && <p>{c.message}</p>}
