@@ -5,6 +5,16 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * A clock standing at one instant: a charge decided in the same batch as its subscription's change
+ * is decided at the instant of that change, so the payment is never stamped after the change it
+ * caused (a first charge declined at 10:00:00.040 cancelling its subscription at 10:00:00.000).
+ */
+export function fixedClock(at: Date): Clock {
+  const ms = at.getTime();
+  return { now: () => new Date(ms) };
+}
+
 /** A clock that only moves when told to: used by tests and by test shops' simulated time. */
 export class ManualClock implements Clock {
   #ms: number;

@@ -7,6 +7,7 @@ import {
   plannedEventOf,
   renewalRequest,
 } from '../charging/index.js';
+import { fixedClock } from '../clock.js';
 import type { Services } from '../context.js';
 import { type Ctx, shopCtx } from '../context.js';
 import type { Db, Statement, Tx } from '../db/db.js';
@@ -106,7 +107,7 @@ export function claimBatch(
           at,
           rules,
         );
-        const direct = await here.plan({ ...work, sub });
+        const direct = await here.plan({ ...work, sub }, at);
         if (direct) {
           // Charged here and now: the claim, the payment and the outcome commit together.
           const mid = withChange(sub, claimed.change, sub.created_at, at);
@@ -194,11 +195,12 @@ class ChargesHere {
     this.#cards = new Map((await findCardRowsByTokens(this.#db, tokens)).map((c) => [c.token, c]));
   }
 
-  async plan(w: Work): Promise<{ ctx: Ctx; planned: PlannedPayment } | undefined> {
+  /** `at`: the shop's instant of the claim, at which the payment is decided too (clock.ts: fixedClock). */
+  async plan(w: Work, at: Date): Promise<{ ctx: Ctx; planned: PlannedPayment } | undefined> {
     if (this.services.config.gatewayRemote) return undefined;
     let ctx = this.#contexts.get(w.shop.id);
-    if (!ctx) {
-      ctx = { ...shopCtx(this.services, w.shop), db: this.#db };
+    if (!ctx || ctx.clock.now().getTime() !== at.getTime()) {
+      ctx = { ...shopCtx(this.services, w.shop), db: this.#db, clock: fixedClock(at) };
       this.#contexts.set(w.shop.id, ctx);
     }
     const planned = await planCharge(ctx, renewalRequest(w.sub, w.plan, w.period, w.attempt), this.#cards);

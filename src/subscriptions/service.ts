@@ -10,6 +10,7 @@ import {
   planCharge,
   plannedEventOf,
 } from '../charging/index.js';
+import { fixedClock } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { checkBody } from '../core/schema-check.js';
@@ -169,7 +170,9 @@ async function createWithPlannedCharge(
   });
 
   // A refused request is answered by the step-by-step path, which records the refusal as it should.
-  const planned = await planCharge(ctx, firstChargeRequest(sub, plan, charge, cardRequest(card)));
+  // Decided at the instant the subscription's change is stamped with (clock.ts: fixedClock).
+  const request = firstChargeRequest(sub, plan, charge, cardRequest(card));
+  const planned = await planCharge({ ...ctx, clock: fixedClock(now) }, request);
   if (!planned) return undefined;
 
   sub.card_token = planned.card.token;
