@@ -115,6 +115,15 @@ export async function findShopRow(db: Queryable, id: number): Promise<ShopRow | 
   return row;
 }
 
+/** A test shop's clock offset as it is now (another instance may have moved it a moment ago). */
+export async function shopClockOffset(db: Queryable, id: number): Promise<number | undefined> {
+  const [row] = await db.query<{ clock_offset_ms: string | number }>(
+    'SELECT clock_offset_ms FROM shops WHERE id = $1',
+    [id],
+  );
+  return row === undefined ? undefined : Number(row.clock_offset_ms);
+}
+
 /** Gives the shop a new secret key: its hash for authentication and its sealed copy for notifications. */
 export async function replaceShopSecret(
   db: Queryable,
