@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KOPEK_CARDS, LATE_ANSWER_MS } from '../../src/gateway/test-cards.js';
-import { addMonthsIso, card, cardBody, countRows, paymentsOf, subShop } from './helpers.js';
+import { addMonthsIso, atTime, card, cardBody, countRows, paymentsOf, subShop } from './helpers.js';
 
 const key = (name: string) => ({ 'idempotency-key': `${name}-${Math.random().toString(36).slice(2)}` });
 
@@ -97,51 +97,55 @@ describe('subscriptions: Idempotency-Key', () => {
 describe('subscriptions: a charge whose outcome is unknown (timeout card)', () => {
   it('stays processing, is never charged again, and is resolved by a query after the late answer', async () => {
     const s = await subShop();
-    const headers = key('timeout');
-    const body = cardBody({ card: card(KOPEK_CARDS.timeout) });
-    const created = await s.api.post('/subscriptions', body, headers);
-    expect(created.status).toBe(201);
-    const [payment] = await paymentsOf(s.h, s.shop);
-    expect(payment).toMatchObject({ status: 'pending', tracking_id: `${created.body.id}-1` });
-    const start = s.h.clock.now();
-    expect(created.body).toMatchObject({
-      state: 'processing',
-      renew_at: null,
-      active_to: null,
-      paid_billing_cycles: 0,
-      number_failed_payment_attempts: 0,
-      last_transaction: {
-        uid: payment?.uid,
-        status: 'pending',
-        message: null,
-        created_at: start.toISOString(),
-      },
-    });
-
-    // Before the acquirer answers: a read, a retry and a list change nothing and charge nothing.
-    expect((await s.api.get(`/subscriptions/${created.body.id}`)).body).toEqual(created.body);
-    expect((await s.api.post('/subscriptions', body, headers)).body).toEqual(created.body);
-    expect(
-      (await s.api.get('/subscriptions?state=processing')).body.map((x: { id: string }) => x.id),
-    ).toEqual([created.body.id]);
-
-    s.h.clock.advance(LATE_ANSWER_MS);
-    try {
-      const settled = await s.api.get(`/subscriptions/${created.body.id}`);
-      expect(settled.body).toMatchObject({
-        state: 'active',
-        paid_billing_cycles: 1,
-        renew_at: addMonthsIso(start.toISOString(), 1),
-        active_to: addMonthsIso(start.toISOString(), 1),
-        last_transaction: { uid: payment?.uid, status: 'successful', message: 'Successfully processed' },
+    // Mid-month, whatever an earlier file of this worker left the shared clock at: the expected
+    // renewal (addMonthsIso) does not clamp to a month's end as Kopek's calendar does.
+    await atTime(s.h, '2026-01-15T10:00:00.000Z', async () => {
+      const headers = key('timeout');
+      const body = cardBody({ card: card(KOPEK_CARDS.timeout) });
+      const created = await s.api.post('/subscriptions', body, headers);
+      expect(created.status).toBe(201);
+      const [payment] = await paymentsOf(s.h, s.shop);
+      expect(payment).toMatchObject({ status: 'pending', tracking_id: `${created.body.id}-1` });
+      const start = s.h.clock.now();
+      expect(created.body).toMatchObject({
+        state: 'processing',
+        renew_at: null,
+        active_to: null,
+        paid_billing_cycles: 0,
+        number_failed_payment_attempts: 0,
+        last_transaction: {
+          uid: payment?.uid,
+          status: 'pending',
+          message: null,
+          created_at: start.toISOString(),
+        },
       });
-      expect(await paymentsOf(s.h, s.shop)).toMatchObject([{ uid: payment?.uid, status: 'successful' }]);
-      // Concurrent readers settle it once.
-      const reads = await Promise.all([1, 2, 3].map(() => s.api.get(`/subscriptions/${created.body.id}`)));
-      for (const r of reads) expect(r.body).toEqual(settled.body);
-    } finally {
-      s.h.clock.advance(-LATE_ANSWER_MS);
-    }
+
+      // Before the acquirer answers: a read, a retry and a list change nothing and charge nothing.
+      expect((await s.api.get(`/subscriptions/${created.body.id}`)).body).toEqual(created.body);
+      expect((await s.api.post('/subscriptions', body, headers)).body).toEqual(created.body);
+      expect(
+        (await s.api.get('/subscriptions?state=processing')).body.map((x: { id: string }) => x.id),
+      ).toEqual([created.body.id]);
+
+      s.h.clock.advance(LATE_ANSWER_MS);
+      try {
+        const settled = await s.api.get(`/subscriptions/${created.body.id}`);
+        expect(settled.body).toMatchObject({
+          state: 'active',
+          paid_billing_cycles: 1,
+          renew_at: addMonthsIso(start.toISOString(), 1),
+          active_to: addMonthsIso(start.toISOString(), 1),
+          last_transaction: { uid: payment?.uid, status: 'successful', message: 'Successfully processed' },
+        });
+        expect(await paymentsOf(s.h, s.shop)).toMatchObject([{ uid: payment?.uid, status: 'successful' }]);
+        // Concurrent readers settle it once.
+        const reads = await Promise.all([1, 2, 3].map(() => s.api.get(`/subscriptions/${created.body.id}`)));
+        for (const r of reads) expect(r.body).toEqual(settled.body);
+      } finally {
+        s.h.clock.advance(-LATE_ANSWER_MS);
+      }
+    });
   });
 
   it('a paid trial with an unknown outcome stays trial_processing until it is known', async () => {
