@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import type { Db } from '../../src/db/db.js';
 import { createShop } from '../../src/shops/service.js';
 import { type BillStore, startBill } from '../billing/bill-store.js';
 import { signedIn } from '../cabinet/session.js';
-import { cleanUp } from '../foundation/kopek-process.js';
+import { cleanUp, EMBEDDED_ONLY, seededDataDir } from '../foundation/kopek-process.js';
 import { freshPostgres } from '../fresh-store.js';
 import type { Harness, Sent, TestShop } from '../harness.js';
 import { silentLog } from '../keys/store.js';
@@ -22,11 +22,12 @@ import { shopSigningKeys } from '../signing-keys.js';
 import { card, customer } from '../subscriptions/helpers.js';
 
 /**
- * The backup recipe of docs/operations.md ("Backups and restore"), run as written: a shop with
- * customers, plans and subscriptions on PostgreSQL, `pg_dump -Fc` of its database, `pg_restore` into
+ * The backup recipes of docs/operations.md ("Backups and restore"), run as written. On PostgreSQL: a
+ * shop with customers, plans and subscriptions, `pg_dump -Fc` of its database, `pg_restore` into
  * another, empty one, and Kopek on the restored database with the same master key: the same rows,
  * the shop's key still opens the API and the cabinet, and billing carries on where the original
- * left off, charging each due period once.
+ * left off, charging each due period once. On the embedded store: DATA_DIR copied with tar while no
+ * process has it open, and Kopek on the copy.
  */
 
 const DAY_MS = 24 * 3600_000;
@@ -316,5 +317,85 @@ describe.skipIf(!process.env.DATABASE_URL)('a backup with pg_dump, restored with
     const page = await cabinet.get('/cabinet/subscriptions');
     expect(page.status).toBe(200);
     for (const s of [...due, trial, cancelled, recent]) expect(page.body).toContain(s.id);
+  });
+});
+
+describe("a copy of the embedded store's DATA_DIR, taken while it is closed", EMBEDDED_ONLY, () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Kopek on DATA_DIR `dir` with its own key file, as `kopek serve` opens it (without listening). */
+  async function embedded(dir: string, clock: Clock = systemClock) {
+    const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'http://kopek.test', LOG_LEVEL: 'silent' });
+    const built = await buildServices(config, { clock, log: silentLog });
+    const app = await buildApp(built.services);
+    await app.ready();
+    return {
+      app,
+      built,
+      close: async () => {
+        await app.close();
+        await built.close();
+      },
+    };
+  }
+
+  it('opens with its key file, its shop and its subscription, and bills on', async () => {
+    const dir = await seededDataDir('kopek-embedded-backup-');
+    dirs.push(dir);
+    const clock = new ManualClock(new Date(systemClock.now().getTime() - 40 * DAY_MS));
+    const before = await embedded(dir, clock);
+    expect(before.built.generatedKeyAt).toBe(join(dir, 'master.key'));
+    const { shop: row, secret } = await createShop(
+      { ...before.built.services, signingKeys: shopSigningKeys },
+      { name: 'Embedded', test: true },
+    );
+    const shop: TestShop = {
+      shop: row,
+      secret,
+      auth: `Basic ${Buffer.from(`${row.id}:${secret}`).toString('base64')}`,
+    };
+    const created = await api(before.app, shop)('POST', '/subscriptions', {
+      plan: { title: 'Gold', currency: 'EUR', plan: { amount: 1999, interval: 1, interval_unit: 'month' } },
+      customer: customer(),
+      card: card(),
+    });
+    expect(created.status, created.text).toBe(201);
+    // Stopped: the lock is released and the files are still.
+    await before.close();
+
+    const backups = mkdtempSync(join(tmpdir(), 'kopek-embedded-copy-'));
+    dirs.push(backups);
+    const tar = join(backups, 'kopek-data.tar');
+    await run('tar', ['-C', dirname(dir), '-cpf', tar, basename(dir)]);
+    const restoredAt = join(backups, 'restored');
+    mkdirSync(restoredAt, { mode: 0o700 });
+    await run('tar', ['-C', restoredAt, '-xpf', tar]);
+    const copy = join(restoredAt, basename(dir));
+    expect(readFileSync(join(copy, 'master.key'), 'utf8')).toBe(
+      readFileSync(join(dir, 'master.key'), 'utf8'),
+    );
+    expect(statSync(copy).mode & 0o777).toBe(0o700);
+    expect(statSync(join(copy, 'master.key')).mode & 0o777).toBe(0o600);
+
+    const after = await embedded(copy);
+    try {
+      expect(after.built.generatedKeyAt).toBeUndefined();
+      const read = api(after.app, shop);
+      const got = await read('GET', `/subscriptions/${created.body.id}`);
+      expect(got.status, got.text).toBe(200);
+      expect(got.body).toMatchObject({ state: 'active', paid_billing_cycles: 1 });
+      // Its renewal fell due ten days ago: a moment on the shop's clock bills it, once.
+      const advanced = await read('POST', '/test_clock/advance', { by: 'PT1M' });
+      expect(advanced.status, advanced.text).toBe(200);
+      expect(advanced.body.billing).toMatchObject({ charged: 1, successful: 1 });
+      expect((await read('GET', `/subscriptions/${created.body.id}`)).body).toMatchObject({
+        paid_billing_cycles: 2,
+      });
+    } finally {
+      await after.close();
+    }
   });
 });
