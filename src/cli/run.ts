@@ -9,6 +9,7 @@ import { runStoreCommand } from '../control/run.js';
 import { MasterKeyError } from '../crypto/keyring.js';
 import { DataDirBusyError } from '../db/data-dir-lock.js';
 import { DataDirUnsafeError } from '../db/data-dir-mode.js';
+import { SchemaBehindError } from '../db/migrate.js';
 import { type CreateShopInput, checkShopInput, ShopInputError } from '../shops/service.js';
 import type { CliContext, CliDeps, CliIo, StoreRunner } from './context.js';
 import { keysRotateCommand } from './key-commands.js';
@@ -51,8 +52,14 @@ async function dispatch(argv: string[], ctx: CliContext): Promise<number> {
   const { io, store } = ctx;
   const [command, sub] = argv;
   if (command === 'migrate') {
-    const { applied } = await store('migrate', {});
+    const { applied, newer } = await store('migrate', {});
     io.out(applied.length ? `Applied: ${applied.join(', ')}` : 'Nothing to apply; the schema is up to date.');
+    // A server of another release answers without it.
+    if (newer?.length)
+      io.out(
+        `The schema also has migrations of a newer Kopek release: ${newer.join(', ')}. ` +
+          'This Kopek runs on it as it is; upgrade it to that release.',
+      );
     return 0;
   }
   if (command === 'shop' && sub === 'create') {
@@ -128,7 +135,8 @@ export function reportError(err: unknown, io: Pick<CliIo, 'err'>): number {
     err instanceof ConfigError ||
     err instanceof ShopInputError ||
     err instanceof DataDirUnsafeError ||
-    err instanceof MasterKeyError
+    err instanceof MasterKeyError ||
+    err instanceof SchemaBehindError
   )
     io.err(err.message);
   else if (err instanceof ControlError && err.kind === 'input') io.err(err.message);

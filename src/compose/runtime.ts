@@ -56,6 +56,12 @@ export async function startRuntime(
       'generated a master key for the embedded store; back this file up',
     );
   if (built.applied.length > 0) log.info({ migrations: built.applied }, 'applied migrations');
+  // An older instance during a rolling upgrade (or after a roll-back): it runs, and says so.
+  if (built.newer.length > 0)
+    log.warn(
+      { migrations: built.newer },
+      'the database schema has migrations of a newer Kopek release; this instance runs on it as it is, until it is upgraded',
+    );
   const { services } = built;
   try {
     const app = await buildApp(services);

@@ -13,7 +13,7 @@ import { openKeyring } from '../crypto/lookup-keys.js';
 import { resolveKeyring } from '../crypto/master-key.js';
 import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
-import { migrate as applyMigrations } from '../db/migrate.js';
+import { prepareSchema } from '../db/migrate.js';
 import { pinoOptions } from '../http/logger.js';
 import type { LimitStore } from '../limits/store.js';
 import type { OutboundNet } from '../net/outbound.js';
@@ -28,7 +28,10 @@ export interface ServiceOverrides {
   lock?: DataDirLock;
   /** How the services see the store they opened (the server's delivery wake, a benchmark's counter). */
   wrapStore?: (db: Db) => Db;
-  /** Applies the migrations first. Default: when the store is opened here. */
+  /**
+   * Applies pending migrations first (db/migrate.ts, prepareSchema: none pending, the store is not
+   * changed). Default: when the store is opened here.
+   */
   migrate?: boolean;
   /** Loads the lookup keys from the store (crypto/lookup-keys.ts). Default true; `kopek migrate` skips it. */
   lookupKeys?: boolean;
@@ -49,6 +52,8 @@ export interface BuiltServices {
   close(): Promise<void>;
   /** The migrations applied on the way (none unless asked to migrate). */
   applied: string[];
+  /** When asked to migrate: the migrations of a newer release the store has, which this one runs on. */
+  newer: string[];
   /** The master key file generated on the way: the first start of an embedded store. */
   generatedKeyAt?: string;
 }
@@ -94,7 +99,8 @@ export async function buildServices(
     }
   };
   try {
-    const applied = (overrides.migrate ?? opened !== undefined) ? await applyMigrations(db) : [];
+    const { applied, newer } =
+      (overrides.migrate ?? opened !== undefined) ? await prepareSchema(db) : { applied: [], newer: [] };
     const masterKey = overrides.lookupKeys === false ? keys : await openKeyring(db, keys);
     const services: Services = {
       db,
@@ -106,7 +112,7 @@ export async function buildServices(
       ...(overrides.outbound ? { outbound: overrides.outbound } : {}),
       ...(overrides.signingKeys ? { signingKeys: overrides.signingKeys } : {}),
     };
-    return { services, close, applied, ...(generatedKeyAt ? { generatedKeyAt } : {}) };
+    return { services, close, applied, newer, ...(generatedKeyAt ? { generatedKeyAt } : {}) };
   } catch (err) {
     await close();
     throw err;

@@ -1,6 +1,6 @@
 import { type BillingSummary, billDue } from '../billing/renew.js';
 import { MasterKeyError } from '../crypto/keyring.js';
-import { migrate } from '../db/migrate.js';
+import { migrate, schemaState } from '../db/migrate.js';
 import { listShopRows } from '../shops/repository.js';
 import { type CreateShopInput, checkShopInput, createShop, ShopInputError } from '../shops/service.js';
 import { keyCommands } from './key-commands.js';
@@ -33,7 +33,10 @@ const command = <I, R>(c: StoreCommand<I, R>) => c;
 export const storeCommands = {
   migrate: command({
     parse: () => ({}),
-    run: async ({ db }) => ({ applied: await migrate(db) }),
+    run: async ({ db }) => {
+      const { newer } = await schemaState(db);
+      return { applied: await migrate(db), newer };
+    },
   }),
   'shop create': command({
     parse: parseCreateShopInput,

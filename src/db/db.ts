@@ -97,6 +97,7 @@ export const PgCode = {
   uniqueViolation: '23505',
   serializationFailure: '40001',
   deadlock: '40P01',
+  insufficientPrivilege: '42501',
 } as const;
 
 export function pgErrorCode(err: unknown): string | undefined {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './db.js';
+import { type Db, PgCode, pgErrorCode, type Queryable } from './db.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Arbitrary constant: serialises migration runs of several instances starting at once.
@@ -52,4 +52,74 @@ export async function migrate(db: Db, migrations: Migration[] = loadMigrations()
     if (done) applied.push(m.name);
   }
   return applied;
+}
+
+/** How the store's schema stands against this Kopek's migrations. */
+export interface SchemaState {
+  /** This Kopek's migrations the store has not applied. */
+  pending: Migration[];
+  /** Migrations the store has applied that this Kopek does not know: a newer release applied them. */
+  newer: string[];
+}
+
+/** Reads how the store's schema stands against `migrations`, changing nothing. */
+export async function schemaState(
+  db: Queryable,
+  migrations: Migration[] = loadMigrations(),
+): Promise<SchemaState> {
+  const [table] = await db.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+  const rows = table?.t
+    ? await db.query<{ version: number; name: string }>(
+        'SELECT version, name FROM schema_migrations ORDER BY version',
+      )
+    : [];
+  const applied = new Set(rows.map((r) => r.version));
+  const known = new Set(migrations.map((m) => m.version));
+  return {
+    pending: migrations.filter((m) => !applied.has(m.version)),
+    newer: rows.filter((r) => !known.has(r.version)).map((r) => r.name),
+  };
+}
+
+/**
+ * The store's schema is older than this Kopek and this process may not bring it up to date: it must
+ * not serve (its statements would meet tables and columns that are not there yet).
+ */
+export class SchemaBehindError extends Error {
+  override name = 'SchemaBehindError';
+}
+
+export interface PreparedSchema {
+  /** The migrations applied on the way. */
+  applied: string[];
+  /** Migrations of a newer release the store has (see SchemaState.newer). */
+  newer: string[];
+}
+
+/**
+ * What a process does to the store before using it. With migrations pending, it applies them (as
+ * `kopek migrate` does); with none, it changes nothing, so a process whose database role may not
+ * change the schema runs on a store that `kopek migrate` brought up to date. A schema a newer release
+ * migrated further is run on as it is: migrations only add, so an older instance keeps working while
+ * a rolling upgrade replaces it (docs/operations.md, "Upgrades").
+ */
+export async function prepareSchema(
+  db: Db,
+  migrations: Migration[] = loadMigrations(),
+): Promise<PreparedSchema> {
+  const { pending, newer } = await schemaState(db, migrations);
+  if (pending.length === 0) return { applied: [], newer };
+  try {
+    return { applied: await migrate(db, migrations), newer };
+  } catch (err) {
+    if (pgErrorCode(err) !== PgCode.insufficientPrivilege) throw err;
+    // What is left: a role may have been allowed the first of several.
+    const left = (await schemaState(db, migrations)).pending;
+    throw new SchemaBehindError(
+      `The database schema is older than this Kopek: ${left.map((m) => m.name).join(', ')} ` +
+        `${left.length === 1 ? 'is' : 'are'} not applied, and this process may not apply ` +
+        `${left.length === 1 ? 'it' : 'them'} (${(err as Error).message}). ` +
+        'Run `kopek migrate` with a database role that may change the schema (its owner), then start again.',
+    );
+  }
 }
