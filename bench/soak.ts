@@ -21,6 +21,7 @@
  * Settings: SOAK_SECONDS, SOAK_SHOPS (4; CI 2), SOAK_CLIENTS (6; CI 4), SOAK_KILL_EVERY (seconds,
  * "20-60"; CI "10-20"), SOAK_FAIL_RATE (0.1), SOAK_PG_RESTART (on), SOAK_DATABASE_URL (the server,
  * default postgres://postgres@127.0.0.1:5432/postgres: a database of its own is created and dropped),
+ * SOAK_PG_CLUSTER (the cluster of that server that is restarted, `15/main`: `pg_ctlcluster` names),
  * BENCH_VERBOSE=1 echoes the instances' output.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -80,11 +81,16 @@ function databaseUrl(name: string): string {
   return u.toString();
 }
 
-/** `pg_ctlcluster <version> main restart`, as the machine's PostgreSQL is run. */
+/**
+ * `pg_ctlcluster <version> <cluster> restart`, as the machine's PostgreSQL is run: SOAK_PG_CLUSTER
+ * ("15/main"), by default the first version's `main`, the cluster at 127.0.0.1:5432.
+ */
 function restartPostgres(): void {
-  const version = readdirSync('/etc/postgresql')[0];
-  if (!version) throw new Error('no PostgreSQL cluster under /etc/postgresql');
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart'], {
+  const [version, cluster] = setting('SOAK_PG_CLUSTER', `${readdirSync('/etc/postgresql')[0]}/main`).split(
+    '/',
+  );
+  if (!version || !cluster) throw new Error('SOAK_PG_CLUSTER must be <version>/<cluster>, e.g. 15/main');
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, cluster, 'restart'], {
     stdio: 'ignore',
   });
 }
@@ -229,6 +235,8 @@ interface Keyed {
 }
 
 const requests = { sent: 0, answeredAtOnce: 0, retriedThenAnswered: 0, lost: 0, attempts: 0, fiveXx: 0 };
+/** Milliseconds from a request's first send to its answer (retries included), by kind. */
+const latencies = new Map<string, number[]>();
 const lostRequests: string[] = [];
 const keyed = new Map<string, Keyed>();
 
@@ -243,6 +251,8 @@ async function call(
   body?: unknown,
 ): Promise<{ status: number; json: unknown } | undefined> {
   requests.sent++;
+  const began = performance.now();
+  const kind = `${method} ${path.replace(/sbs_[0-9A-Za-z]+/, ':id').replace(/\?.*$/, '')}`;
   const key = method === 'POST' ? `soak-${randomBytes(12).toString('hex')}` : undefined;
   const text = body === undefined ? undefined : JSON.stringify(body);
   const deadline = Date.now() + RETRY_FOR_MS;
@@ -265,6 +275,9 @@ async function call(
       if (final(res.status)) {
         if (failures === 0) requests.answeredAtOnce++;
         else requests.retriedThenAnswered++;
+        const took = latencies.get(kind) ?? [];
+        took.push(performance.now() - began);
+        latencies.set(kind, took);
         if (key)
           keyed.set(key, { path, body: text ?? '', auth: shop.auth, status: res.status, text: answer });
         return { status: res.status, json: answer ? JSON.parse(answer) : undefined };
@@ -568,12 +581,33 @@ async function main(): Promise<void> {
     console.log(`${c.ok ? 'PASS' : 'FAIL'}  ${c.check.padEnd(width)}  ${c.detail.split('\n')[0]}`);
     for (const more of c.detail.split('\n').slice(1)) console.log(`      ${''.padEnd(width)}  ${more}`);
   }
+  const pct = (xs: number[], p: number) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0);
+  };
+  const traffic = [...latencies].map(([kind, xs]) => ({
+    kind,
+    count: xs.length,
+    p50Ms: pct(xs, 50),
+    p99Ms: pct(xs, 99),
+    maxMs: Math.round(Math.max(...xs)),
+  }));
+  console.log(
+    `\nTraffic: ${requests.sent} requests in ${SECONDS} s (${(requests.sent / SECONDS).toFixed(1)}/s), retries included in the times`,
+  );
+  console.log(
+    `${'request'.padEnd(34)} ${'count'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)}`,
+  );
+  for (const t of traffic.sort((a, b) => b.count - a.count))
+    console.log(
+      `${t.kind.padEnd(34)} ${String(t.count).padStart(6)} ${String(t.p50Ms).padStart(7)} ${String(t.p99Ms).padStart(7)} ${String(t.maxMs).padStart(7)}`,
+    );
   const results = join(ROOT, 'bench/results');
   mkdirSync(results, { recursive: true });
   const file = join(results, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ seconds: SECONDS, instances: INSTANCES, shops: SHOPS, kills, pgRestarted, requests, checks }, null, 2)}\n`,
+    `${JSON.stringify({ seconds: SECONDS, instances: INSTANCES, shops: SHOPS, clients: CLIENTS, kills, pgRestarted, requests, traffic, checks }, null, 2)}\n`,
   );
   console.log(`\n${file}`);
   if (checks.some((c) => !c.ok)) process.exitCode = 1;
