@@ -1,3 +1,4 @@
+import type { ApiError } from '../core/errors.js';
 import type { TransactionAnswer } from '../gateway/client.js';
 
 /**
@@ -61,7 +62,8 @@ export function outcomeOf(answer: TransactionAnswer): ChargeOutcome {
  */
 export type Sent =
   | { kind: 'answered'; answer: TransactionAnswer }
-  | { kind: 'refused'; message: string }
+  /** The gateway refused the request itself (its 422 and the like): nothing was charged. */
+  | { kind: 'refused'; message: string; error: ApiError }
   | { kind: 'unknown'; uid: string | undefined; pending: TransactionAnswer | undefined };
 
 /** The event of a send's end, for the attempt of `period`; an unknown one is asked about at `recheckAt`. */

@@ -112,9 +112,9 @@ export async function takeAttempt<S>(
   kind: ChargeKind = 'payment',
 ): Promise<Taken<S>> {
   const sent = await send(ctx, request, {
-    subscriptionId: subject.id,
+    owner: { subscription: subject.id },
     idempotencyKey: chargeGatewayKey(subject.id, attempt.period, attempt.attempt),
-    kind,
+    type: kind === 'verification' ? 'authorization' : 'payment',
   });
   return recordSent(ctx, subject, attempt, sent, recheckAt());
 }

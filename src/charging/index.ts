@@ -52,4 +52,4 @@ export {
   returnUrlWithId,
   storedCardRequest,
 } from './requests.js';
-export { plan as planCharge } from './send.js';
+export { plan as planCharge, type SendOptions, send as sendCharge } from './send.js';

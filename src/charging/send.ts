@@ -11,7 +11,6 @@ import {
   type TransactionAnswer,
 } from '../gateway/client.js';
 import type { Sent } from './answers.js';
-import type { ChargeKind } from './requests.js';
 
 /**
  * The only place a subscription's charge meets the gateway. `send` makes the call, never inside a
@@ -21,12 +20,12 @@ import type { ChargeKind } from './requests.js';
  */
 
 export interface SendOptions {
-  /** The gateway idempotency key of the attempt (requests.ts: chargeGatewayKey). */
+  /** The gateway idempotency key of the attempt (requests.ts: chargeGatewayKey for a subscription's). */
   idempotencyKey?: string;
-  /** A payment, or the authorization of a card verification; a payment unless it says. */
-  kind?: ChargeKind;
-  /** For the log: whose charge it is. */
-  subscriptionId: string;
+  /** The gateway transaction: a payment, or an authorization (a product's, a card verification's). */
+  type?: 'payment' | 'authorization';
+  /** For the log: whose charge it is (a subscription, a product order). */
+  owner: Record<string, string>;
 }
 
 /**
@@ -41,7 +40,7 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
   try {
     const keyed = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : undefined;
     const answer =
-      options.kind === 'verification'
+      options.type === 'authorization'
         ? await gateway.authorization(request, keyed)
         : await gateway.payment(request, keyed);
     return { kind: 'answered', answer };
@@ -52,7 +51,7 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
     }
     if (err instanceof GatewayInFlight) {
       ctx.log.warn(
-        { subscription: options.subscriptionId, tracking_id: request.tracking_id },
+        { ...options.owner, tracking_id: request.tracking_id },
         'the gateway is still processing this charge; its outcome is resolved by query',
       );
       return { kind: 'unknown', uid: undefined, pending: undefined };
@@ -61,20 +60,17 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
       // The gateway holds another request under this attempt's key: whatever it did with that one is
       // this attempt's outcome, so it is asked about, never taken for a refusal.
       ctx.log.error(
-        { subscription: options.subscriptionId, tracking_id: request.tracking_id },
+        { ...options.owner, tracking_id: request.tracking_id },
         'the gateway holds another request under this charge key; its outcome is resolved by query',
       );
       return { kind: 'unknown', uid: undefined, pending: undefined };
     }
     if (err instanceof ApiError) {
-      ctx.log.warn(
-        { subscription: options.subscriptionId, errors: err.errors },
-        'the gateway refused a charge',
-      );
-      return { kind: 'refused', message: err.message };
+      ctx.log.warn({ ...options.owner, errors: err.errors }, 'the gateway refused a charge');
+      return { kind: 'refused', message: err.message, error: err };
     }
     ctx.log.error(
-      { err, subscription: options.subscriptionId, tracking_id: request.tracking_id },
+      { err, ...options.owner, tracking_id: request.tracking_id },
       'a charge failed without an answer; its outcome is resolved by query',
     );
     return { kind: 'unknown', uid: undefined, pending: undefined };

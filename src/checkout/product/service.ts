@@ -1,11 +1,7 @@
+import { sendCharge } from '../../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
-import {
-  type ChargeRequest,
-  GatewayTimeout,
-  gatewayClient,
-  type TransactionAnswer,
-} from '../../gateway/client.js';
+import { type ChargeRequest, gatewayClient, type TransactionAnswer } from '../../gateway/client.js';
 import { parseCharge } from '../../gateway/input.js';
 import { completeThreeDSecure } from '../../gateway/three-ds.js';
 import { isId } from '../../ids.js';
@@ -212,34 +208,32 @@ export async function payProduct(p: PayableProduct, input: PayInput): Promise<Pa
   if (made === 'soldOut') return { kind: 'soldOut' };
   if ('exists' in made) return { kind: 'order', order: made.exists };
 
-  const client = gatewayClient(p.ctx);
-  let answer: TransactionAnswer;
-  try {
-    answer =
-      p.product.transaction_type === 'authorization'
-        ? await client.authorization(request)
-        : await client.payment(request);
-  } catch (err) {
-    const now = p.ctx.clock.now();
-    if (err instanceof GatewayTimeout) {
-      // Unknown outcome: the unit stays held until a query learns what happened.
-      const outcome: OrderOutcome = {
-        state: 'waiting',
-        uid: err.uid ?? null,
-        status: 'pending',
-        redirectUrl: null,
-      };
-      return { kind: 'order', order: (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? made.made };
-    }
-    if (err instanceof ApiError) {
-      // The gateway refused the request: nothing was charged.
-      await settleOrderRow(p.ctx.db, order.id, none('invalid'), now);
-      if (err.code === 'validation') return { kind: 'invalid', errors: err };
-    }
-    // Anything else leaves the order charging: settleOrder finds out later what happened.
-    throw err;
+  // Sent as every charge is (charging/send.ts): outside any transaction, under a gateway key of the
+  // order, and whatever happens comes back as an answer, a refusal or an unknown outcome.
+  const sent = await sendCharge(p.ctx, request, {
+    type: p.product.transaction_type === 'authorization' ? 'authorization' : 'payment',
+    idempotencyKey: `kopek-order:${order.id}`,
+    owner: { product: p.product.id, order: order.id },
+  });
+  const now = p.ctx.clock.now();
+  if (sent.kind === 'unknown') {
+    // Unknown outcome: the unit stays held until a query (by uid, or by the order's tracking id)
+    // learns what happened.
+    const outcome: OrderOutcome = {
+      state: 'waiting',
+      uid: sent.uid ?? null,
+      status: 'pending',
+      redirectUrl: null,
+    };
+    return { kind: 'order', order: (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? made.made };
   }
-  const settled = await settleOrderRow(p.ctx.db, order.id, outcomeOf(answer), p.ctx.clock.now());
+  if (sent.kind === 'refused') {
+    // The gateway refused the request: nothing was charged.
+    await settleOrderRow(p.ctx.db, order.id, none('invalid'), now);
+    if (sent.error.code === 'validation') return { kind: 'invalid', errors: sent.error };
+    throw sent.error;
+  }
+  const settled = await settleOrderRow(p.ctx.db, order.id, outcomeOf(sent.answer), now);
   return { kind: 'order', order: settled ?? made.made };
 }
 

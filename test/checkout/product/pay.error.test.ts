@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, harness, newShop, type TestShop, withClock } from '../../harness.js';
+import { buildApp } from '../../../src/compose/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { freePort } from '../../foundation/kopek-process.js';
+import { type Harness, harness, newShop, TEST_PUBLIC_URL, type TestShop, withClock } from '../../harness.js';
 import {
   CARDS,
   cardFields,
@@ -168,5 +171,49 @@ describe('the form', () => {
     expect(res.statusCode).toBeGreaterThanOrEqual(400);
     expect(res.statusCode).toBeLessThan(500);
     expect(res.headers['content-type']).toContain('text/html');
+  });
+});
+
+describe('a gateway that does not answer', () => {
+  it('takes the buyer to the order, whose unit is held until the gateway proves it never saw it, then given back', async () => {
+    // An API deployment whose gateway is on another server, unreachable now (nothing listens there).
+    const closed = await freePort();
+    const config = loadConfig({
+      PUBLIC_URL: TEST_PUBLIC_URL,
+      CHECKOUT_URL: 'http://checkout.kopek.test',
+      GATEWAY_URL: `http://127.0.0.1:${closed}`,
+      GATEWAY_TOKEN: 'f'.repeat(64),
+      KOPEK_MASTER_KEY: h.masterKey.toString('hex'),
+    });
+    const app = await buildApp({ ...h.app.services, config });
+    await app.ready();
+    try {
+      const away = { ...h, app };
+      const product = await makeProduct(h, shop, { quantity: 1, infinite: false });
+      const path = pathOf(product.pay_url);
+      const paid = await payOnce(away, path);
+      expect(paid.status, paid.html).toBe(303);
+      // The order's own page, which asks the gateway again: unavailable while it is, and reloadable.
+      const result = await getPage(away, pathOf(paid.location as string));
+      expect(result.status).toBe(503);
+      expect(result.html).toContain('Temporarily unavailable');
+      expect(await quantityOf(h, product.id)).toBe(0);
+      const orders = await h.db.query<{ state: string }>(
+        'SELECT state FROM product_orders WHERE product_id = $1',
+        [product.id],
+      );
+      expect(orders).toEqual([{ state: 'waiting' }]);
+
+      // The gateway answers again: it never saw the order, and after the grace period the order is
+      // given up and its unit given back.
+      await withClock(h, 11 * 60_000, async () => {
+        const again = await getPage(h, pathOf(paid.location as string));
+        expect(again.status).toBe(200);
+        expect(await quantityOf(h, product.id)).toBe(1);
+      });
+      expect(await transactionsOfProduct(h, product.id)).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 });
