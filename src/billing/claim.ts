@@ -17,7 +17,7 @@ import { toPlan } from '../plans/service.js';
 import { toShop } from '../shops/repository.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { type Applied, transitionsStatements, withChange } from '../subscriptions/state.js';
+import { type Applied, changeInstant, transitionsStatements, withChange } from '../subscriptions/state.js';
 import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
 import { customersByIds, lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
 import { type BillingSummary, LEASE_MS, type Work } from './work.js';
@@ -72,7 +72,7 @@ export function claimBatch(
       const plan = planById.get(sub.plan_id);
       const shop = shopById.get(sub.shop_id);
       // The shop's own time: a test shop's clock runs ahead of real time.
-      const at = new Date(now.getTime() + (shop?.clockOffsetMs ?? 0));
+      const at = changeInstant(sub, new Date(now.getTime() + (shop?.clockOffsetMs ?? 0)));
       const lease = new Date(at.getTime() + LEASE_MS);
       let happened: Happened;
       let work: Omit<Work, 'sub'> | undefined;

@@ -3,7 +3,7 @@ import { type Ctx, type Services, shopCtx } from '../context.js';
 import type { PlannedPayment } from '../gateway/client.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { type Applied, transitionsStatements } from '../subscriptions/state.js';
+import { type Applied, changeInstant, transitionsStatements } from '../subscriptions/state.js';
 import { type Happened, transition } from '../subscriptions/transitions.js';
 import { customersOf } from './claim.js';
 import { LEASE_LOST, LEASE_MS, type Work } from './work.js';
@@ -44,7 +44,7 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
         outcomes.push(LEASE_LOST);
         continue;
       }
-      const at = ctx.clock.now();
+      const at = changeInstant(sub, ctx.clock.now());
       const rules = rulesFor(ctx.shop);
       let happened: Happened;
       if (sub.cancelled_at) {

@@ -14,7 +14,7 @@ import type { Tx } from '../db/db.js';
 import { shopById } from '../shops/service.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';
-import { applyTransition } from '../subscriptions/state.js';
+import { applyTransition, changeInstant } from '../subscriptions/state.js';
 import { subscriptionSubject } from '../subscriptions/subject.js';
 import { transition } from '../subscriptions/transitions.js';
 import { claimBatch } from './claim.js';
@@ -254,7 +254,7 @@ async function holdForRequest(ctx: Ctx, w: Work): Promise<'held' | 'canceled' | 
 
 /** Keeps others off the locked subscription until `until` (its lease), by the shop's rules. */
 async function applyLease(tx: Tx, ctx: Ctx, w: Work, sub: SubscriptionRow, until: Date): Promise<void> {
-  const now = ctx.clock.now();
+  const now = changeInstant(sub, ctx.clock.now());
   const t = transition(sub, w.plan, { kind: 'lease', until }, now, rulesFor(ctx.shop));
   await applyTransition(tx, sub, w.plan, t, now);
 }

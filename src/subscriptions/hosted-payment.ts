@@ -15,7 +15,7 @@ import { findSubscription, lockSubscription, type SubscriptionRow } from './repo
 import { rulesFor } from './rules.js';
 import { CHARGE_LEASE_MS, firstSchedule } from './schedule.js';
 import { settleOpenCharge } from './settle.js';
-import { applyTransition } from './state.js';
+import { applyTransition, changeInstant } from './state.js';
 import { transition } from './transitions.js';
 
 /**
@@ -121,7 +121,7 @@ export async function paySubscriptionCheckout(
     const sub = await lockSubscription(tx, ctx.shop.id, sc.sub.id);
     const checkout = await lockCheckout(tx, sc.checkout.token);
     if (!checkout || !sub) throw new Error(`checkout ${sc.checkout.token} vanished while it was paid`);
-    const now = ctx.clock.now();
+    const now = changeInstant(sub, ctx.clock.now());
     if (sub.state === 'redirecting' && !sub.card_token && checkout.expires_at.getTime() <= now.getTime())
       return { kind: 'expired' as const };
     const schedule = firstSchedule(plan, now, ctx.shop.timeZone, ctx.shop.threeDs);

@@ -44,6 +44,7 @@ import { settleOpenCharge } from './settle.js';
 import {
   applyTransition,
   changedRow,
+  changeInstant,
   insertStatement,
   insertSubscription,
   newSubscriptionRow,
@@ -380,7 +381,7 @@ export async function cancelSubscription(
         ],
       });
     }
-    const now = ctx.clock.now();
+    const now = changeInstant(sub, ctx.clock.now());
     // The hosted page of a redirect subscription must not take money for a cancelled one.
     await closeCheckoutsOf(tx, id, now);
     const plan = await findPlanOfShop(ctx, sub.plan_id, tx);

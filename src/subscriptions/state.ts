@@ -252,6 +252,16 @@ async function customerOf(db: Queryable, row: SubscriptionRow): Promise<Customer
  * `charge` names one) and the events, in one batch. Returns the row as it now is (built in memory,
  * as written: nothing is read back).
  */
+/**
+ * The instant a change of the locked `sub` is stamped with: `now`, or the subscription's last change
+ * when that is later. Instances read their clocks apart (another host's clock, a test shop's offset
+ * read before another instance advanced it), and a subscription's history never goes back: a
+ * cancellation that waited for a renewal's lock is stamped no earlier than the renewal it follows.
+ */
+export function changeInstant(sub: Pick<SubscriptionRow, 'updated_at'>, now: Date): Date {
+  return sub.updated_at.getTime() > now.getTime() ? new Date(sub.updated_at.getTime()) : now;
+}
+
 export async function applyTransition(
   tx: Tx,
   sub: SubscriptionRow,

@@ -4,7 +4,7 @@ import type { Tx } from '../db/db.js';
 import { findPlanOfShop, type Plan } from '../plans/service.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
 import { rulesFor } from './rules.js';
-import { applyTransition } from './state.js';
+import { applyTransition, changeInstant } from './state.js';
 import { transition } from './transitions.js';
 
 /**
@@ -23,7 +23,7 @@ export function subscriptionSubject(ctx: Ctx, id: string, plan?: Plan): ChargeSu
     async apply(tx, locked, event: ChargeEvent, attempt: AttemptRef & { uid: string | null }) {
       const p = plan ?? (await findPlanOfShop(ctx, locked.plan_id, tx));
       if (!p) return locked;
-      const now = ctx.clock.now();
+      const now = changeInstant(locked, ctx.clock.now());
       const t = transition(locked, p, event, now, rulesFor(ctx.shop));
       return applyTransition(tx, locked, p, t, now, attempt);
     },

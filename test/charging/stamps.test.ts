@@ -3,7 +3,7 @@ import { billDue } from '../../src/billing/renew.js';
 import type { Clock } from '../../src/clock.js';
 import { type Services, shopCtx } from '../../src/context.js';
 import { gatewayClient } from '../../src/gateway/client.js';
-import { createSubscription } from '../../src/subscriptions/service.js';
+import { cancelSubscription, createSubscription } from '../../src/subscriptions/service.js';
 import { type Harness, harness, newShop } from '../harness.js';
 import { cardBody, card as subscriptionCard } from '../subscriptions/helpers.js';
 
@@ -73,5 +73,37 @@ describe('a charge decided with its subscription is stamped with the change it c
     ]);
     expect(row?.state).toBe('failed');
     expect(await paymentsAfterCancel(created.id)).toEqual([]);
+  });
+
+  it('a change made on a clock behind the subscription (another host, a stale test clock) is not dated before its last change', async () => {
+    const shop = await newShop(h);
+    const ctx = shopCtx(h.app.services, shop.shop);
+    const created = await createSubscription(ctx, cardBody());
+    const [before] = await h.db.query<{ updated_at: Date }>(
+      'SELECT updated_at FROM subscriptions WHERE id = $1',
+      [created.id],
+    );
+    // An instance whose clock reads an hour earlier than the one that made the last change.
+    const behind = { now: () => new Date(h.clock.now().getTime() - 3_600_000) };
+    const canceled = await cancelSubscription({ ...ctx, clock: behind }, created.id, {
+      cancel_reason: 'Skewed',
+    });
+    expect(canceled.state).toBe('canceled');
+    const [row] = await h.db.query<{ cancelled_at: Date; updated_at: Date }>(
+      'SELECT cancelled_at, updated_at FROM subscriptions WHERE id = $1',
+      [created.id],
+    );
+    expect(row?.cancelled_at.getTime()).toBe(before?.updated_at.getTime());
+    const events = await h.db.query<{ event: string; created_at: Date }>(
+      "SELECT event, created_at FROM events WHERE resource_type = 'subscription' AND resource_id = $1 ORDER BY id",
+      [created.id],
+    );
+    const times = events.map((e) => e.created_at.getTime());
+    expect(events.map((e) => e.event)).toEqual([
+      'created.subscription',
+      'activated.subscription',
+      'canceled.subscription',
+    ]);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 });

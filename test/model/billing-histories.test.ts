@@ -170,4 +170,13 @@ describe('fixed bugs, replayed', () => {
       ],
       [],
     ));
+
+  it('a verified free trial whose first payment is declined fails as a first payment does', () =>
+    // Found with seed 1548321684, path "29:4:2": the verification's authorization counted as money
+    // taken before, so the invariants expected retries of a payment that had never succeeded.
+    runHistory(
+      true,
+      [new Create({ path: 'card', card: 'firstThenDeclined' }, 'freeTrial'), new Advance('P8D')],
+      [],
+    ));
 });

@@ -115,7 +115,10 @@ const STATE_CTES = `
       s.number_failed_payment_attempts AS fails, s.attempts_allowed, s.last_transaction,
       (SELECT max(period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1) AS max_paid,
       (SELECT count(DISTINCT period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1) AS n_paid,
-      EXISTS (SELECT 1 FROM c WHERE c.subscription_id = s.id AND c.status = 'successful') AS earlier,
+      -- A successful charge before: money taken (a card verification's authorization, released at
+      -- once, takes none: a free trial's first payment is still its first).
+      EXISTS (SELECT 1 FROM c WHERE c.subscription_id = s.id AND c.status = 'successful'
+        AND NOT EXISTS (SELECT 1 FROM transactions v WHERE v.uid = c.transaction_uid AND v.type = 'authorization')) AS earlier,
       (SELECT count(*) FROM c WHERE c.subscription_id = s.id AND c.period = s.paid_billing_cycles + 1
         AND c.status IN ('failed', 'error')) AS failed_next,
       l.period AS last_period, l.status AS last_status, u.transaction_uid AS lu_uid, u.status AS lu_status
