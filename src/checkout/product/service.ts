@@ -116,7 +116,7 @@ export async function settleOrder(p: PayableProduct, order: OrderRow): Promise<O
   let charge = await findCharge(p, order);
   if (!charge) {
     if (age(p, order) < GRACE_MS) return order;
-    return (await settleOrderRow(p.ctx.db, order.id, none('declined'), now)) ?? order;
+    return (await settleOrderRow(p.ctx.db, p.shop.id, order.id, none('declined'), now)) ?? order;
   }
   if (charge.status === 'incomplete' && age(p, order) >= HOLD_MS && !p.ctx.config.gatewayRemote) {
     try {
@@ -130,7 +130,7 @@ export async function settleOrder(p: PayableProduct, order: OrderRow): Promise<O
   const outcome = outcomeOf(charge);
   if (outcome.state === 'waiting' && order.state === 'waiting' && order.transaction_status === charge.status)
     return order;
-  return (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? order;
+  return (await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcome, now)) ?? order;
 }
 
 const none = (state: OrderState): OrderOutcome => ({ state, uid: null, status: null, redirectUrl: null });
@@ -229,17 +229,20 @@ export async function payProduct(p: PayableProduct, input: PayInput): Promise<Pa
         status: 'pending',
         redirectUrl: null,
       };
-      return { kind: 'order', order: (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? made.made };
+      return {
+        kind: 'order',
+        order: (await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcome, now)) ?? made.made,
+      };
     }
     if (err instanceof ApiError) {
       // The gateway refused the request: nothing was charged.
-      await settleOrderRow(p.ctx.db, order.id, none('invalid'), now);
+      await settleOrderRow(p.ctx.db, p.shop.id, order.id, none('invalid'), now);
       if (err.code === 'validation') return { kind: 'invalid', errors: err };
     }
     // Anything else leaves the order charging: settleOrder finds out later what happened.
     throw err;
   }
-  const settled = await settleOrderRow(p.ctx.db, order.id, outcomeOf(answer), p.ctx.clock.now());
+  const settled = await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcomeOf(answer), p.ctx.clock.now());
   return { kind: 'order', order: settled ?? made.made };
 }
 
