@@ -91,6 +91,7 @@ export function claimBatch(
       } else {
         const attempt = (attempts.get(sub.id) ?? 0) + 1;
         const claim = {
+          shopId: sub.shop_id,
           subscriptionId: sub.id,
           period: next.period,
           attempt,

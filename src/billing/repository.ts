@@ -78,7 +78,7 @@ export function cancelledOpenAttempts(
   }
   return db.query<CancelledAttempt>(
     `SELECT c.*, s.shop_id FROM subscription_charges c
-     JOIN subscriptions s ON s.id = c.subscription_id JOIN shops sh ON sh.id = s.shop_id
+     JOIN subscriptions s ON s.id = c.subscription_id AND s.shop_id = c.shop_id JOIN shops sh ON sh.id = s.shop_id
      WHERE c.status IN ('pending', 'unknown') AND s.cancelled_at IS NOT NULL ${shop}
        AND c.updated_at <= $1::timestamptz + (sh.clock_offset_ms - $2::bigint) * interval '1 millisecond'
      ORDER BY c.updated_at LIMIT $3`,
@@ -130,7 +130,7 @@ export async function nextCancelledAttemptOfShop(
 ): Promise<Date | undefined> {
   const [row] = await db.query<{ at: Date | null }>(
     `SELECT min(c.updated_at) + $2::bigint * interval '1 millisecond' AS at
-     FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id
+     FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id AND s.shop_id = c.shop_id
      WHERE s.shop_id = $1 AND s.cancelled_at IS NOT NULL AND c.status IN ('pending', 'unknown')`,
     [shopId, leaseMs],
   );

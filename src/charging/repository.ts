@@ -21,6 +21,8 @@ export interface ChargeRow {
 }
 
 export interface ChargeClaim {
+  /** The subscription's shop: the row is kept with the shop's other rows (docs/scaling.md). */
+  shopId: number;
   subscriptionId: string;
   period: number;
   attempt: number;
@@ -45,9 +47,9 @@ export async function claimCharge(db: Queryable, c: ChargeClaim, now: Date): Pro
 
 export function chargeClaimInsert(c: ChargeClaim, now: Date): Statement {
   return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6) ON CONFLICT DO NOTHING RETURNING period`,
-    params: [c.subscriptionId, c.period, c.attempt, c.amount, c.currency, now],
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at, shop_id)
+     VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6, $7) ON CONFLICT DO NOTHING RETURNING period`,
+    params: [c.subscriptionId, c.period, c.attempt, c.amount, c.currency, now, c.shopId],
   };
 }
 
@@ -56,15 +58,15 @@ export function chargeClaimInsert(c: ChargeClaim, now: Date): Statement {
  * claim and its answer at once (status as recordCharge would set it).
  */
 export function answeredChargeInsert(
-  c: { subscriptionId: string; period: number; amount: number; currency: string },
+  c: { shopId: number; subscriptionId: string; period: number; amount: number; currency: string },
   status: string,
   transactionUid: string,
   now: Date,
 ): Statement {
   return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at)
-     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7)`,
-    params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now],
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at, shop_id)
+     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7, $8)`,
+    params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now, c.shopId],
   };
 }
 
@@ -74,10 +76,10 @@ export function answeredChargeInsert(
  */
 export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): Statement {
   return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at)
-     SELECT id, period, attempt, amount, currency, status, uid, at, at
+    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at, shop_id)
+     SELECT id, period, attempt, amount, currency, status, uid, at, at, shop_id
      FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::timestamptz[], $7::text[],
-       $8::uuid[]) AS c (id, period, attempt, amount, currency, at, status, uid)`,
+       $8::uuid[], $9::int[]) AS c (id, period, attempt, amount, currency, at, status, uid, shop_id)`,
     params: [
       claims.map((c) => c.subscriptionId),
       claims.map((c) => c.period),
@@ -87,6 +89,7 @@ export function chargeClaimsInsert(claims: readonly ChargeClaim[], now: Date): S
       claims.map((c) => c.at ?? now),
       claims.map((c) => c.status ?? 'pending'),
       claims.map((c) => c.uid ?? null),
+      claims.map((c) => c.shopId),
     ],
   };
 }

@@ -225,8 +225,8 @@ export async function changeStatus(
   now: Date,
 ): Promise<TransactionRow> {
   await db.query(
-    `INSERT INTO transaction_history (uid, status, message, at)
-     SELECT uid, status, message, created_at FROM transactions t
+    `INSERT INTO transaction_history (uid, status, message, at, shop_id)
+     SELECT uid, status, message, created_at, shop_id FROM transactions t
      WHERE uid = $1 AND NOT EXISTS (SELECT 1 FROM transaction_history h WHERE h.uid = t.uid)`,
     [uid],
   );
@@ -247,12 +247,10 @@ export async function changeStatus(
     ],
   );
   if (!row) throw new Error(`transaction ${uid} vanished during a status change`);
-  await db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, $3, $4)', [
-    uid,
-    change.status,
-    change.message,
-    now,
-  ]);
+  await db.query(
+    'INSERT INTO transaction_history (uid, status, message, at, shop_id) VALUES ($1, $2, $3, $4, $5)',
+    [uid, change.status, change.message, now, row.shop_id],
+  );
   return row;
 }
 

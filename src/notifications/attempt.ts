@@ -220,7 +220,15 @@ export async function deliverOne(
         ? { kind: 'failed' }
         : { kind: 'retry', at: new Date(shopNow(services, row).getTime() + delay) };
   }
-  const record = { eventId: row.id, n, seriesFrom: row.series_from, at, ...outcome, kopekSignature };
+  const record = {
+    eventId: row.id,
+    shopId: row.shop_id,
+    n,
+    seriesFrom: row.series_from,
+    at,
+    ...outcome,
+    kopekSignature,
+  };
   await opts.outcomes.record(record, next);
   const kind = next.kind;
   summary.attempts += 1;

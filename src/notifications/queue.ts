@@ -69,9 +69,9 @@ export interface ClaimFilter {
  * An attempt whose deliverer stopped before recording it (its lease ran out) is recorded as such,
  * so the list of attempts has no gap. A late answer from that deliverer replaces this row.
  */
-export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, duration_ms, error)
+export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
   SELECT event_id, attempts, next_attempt_at - $2 * interval '1 millisecond', 0,
-    'no answer recorded: the process sending it stopped'
+    'no answer recorded: the process sending it stopped', shop_id
   FROM deliveries WHERE event_id = ANY($1::bigint[]) AND leased_until IS NOT NULL AND attempts > 0
   ON CONFLICT DO NOTHING`;
 
@@ -120,7 +120,8 @@ export async function claimDue(
            AND (d.leased_until IS NULL OR d.leased_until <= $1)
            AND d.shop_id <> ALL($2::int[]) ${shop}
            AND NOT EXISTS (SELECT 1 FROM deliveries p
-             WHERE p.status = 'pending' AND p.resource_id = d.resource_id AND p.event_id < d.event_id)
+             WHERE p.status = 'pending' AND p.resource_id = d.resource_id AND p.event_id < d.event_id
+               AND p.shop_id = d.shop_id)
          ORDER BY d.next_attempt_at, d.event_id LIMIT ${candidates}
          FOR UPDATE OF d SKIP LOCKED
        ), ranked AS (
@@ -131,9 +132,9 @@ export async function claimDue(
        ), picked AS (
          SELECT id FROM ranked WHERE slot <= $5 ORDER BY next_attempt_at, id LIMIT $6
        ), interrupted AS (
-         INSERT INTO event_attempts (event_id, n, at, duration_ms, error)
+         INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
          SELECT d.event_id, d.attempts, d.next_attempt_at - $7 * interval '1 millisecond', 0,
-           'no answer recorded: the process sending it stopped'
+           'no answer recorded: the process sending it stopped', d.shop_id
          FROM deliveries d JOIN picked p ON p.id = d.event_id
          WHERE d.leased_until IS NOT NULL AND d.attempts > 0
          ON CONFLICT DO NOTHING
@@ -142,7 +143,7 @@ export async function claimDue(
          next_attempt_at = ${SHOP_NOW} + $7 * interval '1 millisecond',
          leased_until = $1::timestamptz + $7 * interval '1 millisecond'
        FROM picked p, shops sh, events e
-       WHERE d.event_id = p.id AND sh.id = d.shop_id AND e.id = d.event_id
+       WHERE d.event_id = p.id AND sh.id = d.shop_id AND e.id = d.event_id AND e.shop_id = d.shop_id
        RETURNING d.event_id AS id, d.shop_id, e.event, e.payload, e.url, d.attempts, d.series_from,
          sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc, sh.notification_auth,
          sh.webhook_secret_enc, sh.webhook_secret_prev_enc, sh.webhook_secret_prev_until`,
@@ -155,6 +156,8 @@ export async function claimDue(
 
 export interface AttemptRecord {
   eventId: number;
+  /** The event's shop. */
+  shopId: number;
   n: number;
   /** The series the attempt belonged to when claimed: a resend since then starts another. */
   seriesFrom: number;
@@ -171,9 +174,9 @@ export interface AttemptRecord {
 export type Next = { kind: 'delivered' } | { kind: 'retry'; at: Date } | { kind: 'failed' };
 
 const UPSERT_ATTEMPT = `INSERT INTO event_attempts
-    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-  ON CONFLICT (event_id, n) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
+    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature, shop_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ON CONFLICT (event_id, n, shop_id) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
     duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error,
     kopek_signature = EXCLUDED.kopek_signature`;
 
@@ -191,7 +194,17 @@ const FAILED = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL,
 export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
   const attempt: Statement = {
     sql: UPSERT_ATTEMPT,
-    params: [a.eventId, a.n, a.at, a.statusCode, a.durationMs, a.response, a.error, a.kopekSignature ?? null],
+    params: [
+      a.eventId,
+      a.n,
+      a.at,
+      a.statusCode,
+      a.durationMs,
+      a.response,
+      a.error,
+      a.kopekSignature ?? null,
+      a.shopId,
+    ],
   };
   if (next.kind === 'delivered') return [attempt, { sql: DELIVERED, params: [a.eventId, a.n, a.at] }];
   if (next.kind === 'retry')
@@ -200,10 +213,10 @@ export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
 }
 
 const UPSERT_ATTEMPTS = `INSERT INTO event_attempts
-    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature)
+    (event_id, n, at, status_code, duration_ms, response, error, kopek_signature, shop_id)
   SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[],
-    $7::text[], $8::text[])
-  ON CONFLICT (event_id, n) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
+    $7::text[], $8::text[], $9::int[])
+  ON CONFLICT (event_id, n, shop_id) DO UPDATE SET at = EXCLUDED.at, status_code = EXCLUDED.status_code,
     duration_ms = EXCLUDED.duration_ms, response = EXCLUDED.response, error = EXCLUDED.error,
     kopek_signature = EXCLUDED.kopek_signature`;
 
@@ -234,6 +247,7 @@ export function outcomesStatements(list: readonly { record: AttemptRecord; next:
   const responses: (string | null)[] = [];
   const errors: (string | null)[] = [];
   const signatures: (string | null)[] = [];
+  const shops: number[] = [];
   const series: number[] = [];
   const kinds: string[] = [];
   const retryAts: (Date | null)[] = [];
@@ -246,12 +260,13 @@ export function outcomesStatements(list: readonly { record: AttemptRecord; next:
     responses.push(a.response);
     errors.push(a.error);
     signatures.push(a.kopekSignature ?? null);
+    shops.push(a.shopId);
     series.push(a.seriesFrom);
     kinds.push(next.kind);
     retryAts.push(next.kind === 'retry' ? next.at : null);
   }
   return [
-    { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors, signatures] },
+    { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors, signatures, shops] },
     { sql: SETTLE_MANY, params: [ids, ns, series, kinds, ats, retryAts] },
   ];
 }

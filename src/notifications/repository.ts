@@ -114,7 +114,7 @@ export async function pendingBacklog(db: Queryable, now: Date): Promise<Backlog>
   const [row] = await db.query<{ pending: number; oldest: number | null }>(
     `SELECT count(*)::int AS pending,
        max(extract(epoch FROM $1::timestamptz + sh.clock_offset_ms * interval '1 millisecond' - e.created_at))::float8 AS oldest
-     FROM deliveries d JOIN events e ON e.id = d.event_id JOIN shops sh ON sh.id = d.shop_id
+     FROM deliveries d JOIN events e ON e.id = d.event_id AND e.shop_id = d.shop_id JOIN shops sh ON sh.id = d.shop_id
      WHERE d.status = 'pending'`,
     [now],
   );

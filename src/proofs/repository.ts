@@ -6,12 +6,16 @@ export interface NewProofDocument {
   contentType: string;
 }
 
-/** Stores a document once per content; a second proof with the same bytes reuses the row. */
-export async function saveDocument(tx: Tx, doc: NewProofDocument, now: Date): Promise<void> {
+/**
+ * Stores a document once per content and shop; a second proof of the shop with the same bytes reuses
+ * the row. Kept with the shop's other rows (docs/scaling.md), so two shops sending one file keep a
+ * copy each.
+ */
+export async function saveDocument(tx: Tx, shopId: number, doc: NewProofDocument, now: Date): Promise<void> {
   await tx.query(
-    `INSERT INTO proof_documents (checksum, content, content_type, size, created_at)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (checksum) DO NOTHING`,
-    [doc.checksum, doc.content, doc.contentType, doc.content.length, now],
+    `INSERT INTO proof_documents (checksum, shop_id, content, content_type, size, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (checksum, shop_id) DO NOTHING`,
+    [doc.checksum, shopId, doc.content, doc.contentType, doc.content.length, now],
   );
 }
 
@@ -64,7 +68,7 @@ export async function findDocument(
 ): Promise<StoredDocument | undefined> {
   const [row] = await db.query<StoredDocument & { content: Uint8Array }>(
     `SELECT p.uid AS proof_uid, p.file_name, d.content_type, d.content
-       FROM proofs p JOIN proof_documents d ON d.checksum = p.checksum
+       FROM proofs p JOIN proof_documents d ON d.checksum = p.checksum AND d.shop_id = p.shop_id
       WHERE p.shop_id = $1 AND (p.uid = $2 OR p.parent_uid = $2)
       ORDER BY p.seq DESC LIMIT 1`,
     [shopId, uid],
@@ -72,7 +76,7 @@ export async function findDocument(
   return row ? { ...row, content: toBuffer(row.content) } : undefined;
 }
 
-/** How many stored documents have this checksum (0 or 1): for checking de-duplication. */
+/** How many stored documents have this checksum (0 or 1 per shop that sent it): for checking de-duplication. */
 export async function countDocuments(db: Queryable, checksum: string): Promise<number> {
   const [row] = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM proof_documents WHERE checksum = $1',

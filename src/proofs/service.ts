@@ -126,7 +126,7 @@ export async function submitProof(
       },
       now,
     );
-    await saveDocument(tx, document, now);
+    await saveDocument(tx, ctx.shop.id, document, now);
     await insertProofLink(
       tx,
       {

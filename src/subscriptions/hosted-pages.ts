@@ -85,7 +85,7 @@ export async function claimExpiredCheckouts(
     `UPDATE checkouts SET expiry_announced_at = $1
      WHERE token IN (
        SELECT c.token FROM checkouts c JOIN shops s ON s.id = c.shop_id
-         JOIN subscriptions sub ON sub.id = c.subscription_id
+         JOIN subscriptions sub ON sub.id = c.subscription_id AND sub.shop_id = c.shop_id
        WHERE ${UNANNOUNCED_PAGE} AND ($3::int IS NULL OR c.shop_id = $3::int)
          AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
        ORDER BY c.expires_at LIMIT $2

@@ -139,7 +139,12 @@ export async function paySubscriptionCheckout(
       await insertCustomer(tx, ctx.shop.id, { id: customerId, ...checked.customer }, now);
     const row = await applyTransition(tx, sub, plan, t, now);
     if (schedule.charge) {
-      const claim = { subscriptionId: sub.id, period: schedule.charge.period, attempt: 1 };
+      const claim = {
+        shopId: sub.shop_id,
+        subscriptionId: sub.id,
+        period: schedule.charge.period,
+        attempt: 1,
+      };
       await claimCharge(tx, { ...claim, amount: schedule.charge.amount, currency: plan.currency }, now);
     }
     await completeCheckout(tx, checkout.token, now);

@@ -174,7 +174,7 @@ export async function subscriptionOfTransaction(
   uid: string,
 ): Promise<SubscriptionRow | undefined> {
   const [row] = await db.query<SubscriptionRow>(
-    `SELECT s.* FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id
+    `SELECT s.* FROM subscriptions s JOIN subscription_charges c ON c.subscription_id = s.id AND c.shop_id = s.shop_id
      WHERE c.transaction_uid = $1`,
     [uid],
   );

@@ -198,7 +198,13 @@ async function createWithPlannedCharge(
   statements.push(
     insertStatement(row),
     answeredChargeInsert(
-      { subscriptionId: sub.id, period: charge.period, amount: charge.amount, currency: plan.currency },
+      {
+        shopId: ctx.shop.id,
+        subscriptionId: sub.id,
+        period: charge.period,
+        amount: charge.amount,
+        currency: plan.currency,
+      },
       t.chargeStatus ?? 'pending',
       planned.answer.uid,
       now,
@@ -252,7 +258,7 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     const checkout = card ? undefined : await openCheckout(tx, ctx.shop.id, sub.id, now);
     const charge = schedule?.charge ?? null;
     if (charge) {
-      const claim = { subscriptionId: sub.id, period: charge.period, attempt: 1 };
+      const claim = { shopId: ctx.shop.id, subscriptionId: sub.id, period: charge.period, attempt: 1 };
       await claimCharge(tx, { ...claim, amount: charge.amount, currency: plan.currency }, now);
     }
     // A keyed request's recovery point commits with the subscription: a retry after a crash resumes

@@ -375,8 +375,8 @@ describe('renewals', () => {
       const created = await subscribe(s);
       // What a process that died between its claim and the gateway leaves: a pending attempt, leased.
       await h.db.query(
-        `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
-         VALUES ($1, 2, 1, 1999, 'EUR', 'pending', $2, $2)`,
+        `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at, shop_id)
+         VALUES ($1, 2, 1, 1999, 'EUR', 'pending', $2, $2, (SELECT shop_id FROM subscriptions WHERE id = $1))`,
         [created.id, new Date('2026-04-01T09:00:00.000Z')],
       );
       await h.db.query('UPDATE subscriptions SET renew_at = $2 WHERE id = $1', [
@@ -469,8 +469,8 @@ describe('renewals', () => {
     const s = await setup();
     const created = await subscribe(s);
     const insert = h.db.query(
-      `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
-       VALUES ($1, 1, 2, 1999, 'EUR', 'successful', now(), now())`,
+      `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at, shop_id)
+       VALUES ($1, 1, 2, 1999, 'EUR', 'successful', now(), now(), (SELECT shop_id FROM subscriptions WHERE id = $1))`,
       [created.id],
     );
     await expect(insert).rejects.toMatchObject({ code: '23505' });

@@ -80,9 +80,9 @@ export async function seedShop(db: Queryable, shopId: number, rows: number, now:
     [shopId, now, rows],
   );
   await db.query(
-    `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
-     SELECT 'sbs_${p}_' || g, 1, 1, 1000, 'EUR', 'successful', $1, $1 FROM generate_series(1, $2::int) g`,
-    [now, rows],
+    `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at, shop_id)
+     SELECT 'sbs_${p}_' || g, 1, 1, 1000, 'EUR', 'successful', $1, $1, $3 FROM generate_series(1, $2::int) g`,
+    [now, rows, shopId],
   );
   // A year of payments: the 30-day window is a twelfth of them.
   await db.query(

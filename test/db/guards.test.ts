@@ -98,7 +98,8 @@ describe('CHECK constraints refuse a value Kopek never writes', () => {
     ],
     [
       'transaction_history_status_check',
-      'INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, NULL, now())',
+      `INSERT INTO transaction_history (uid, status, message, at, shop_id)
+       VALUES ($1, $2, NULL, now(), (SELECT shop_id FROM transactions WHERE uid = $1))`,
       () => [sub.paymentUid, 'declined'],
     ],
     [
@@ -126,8 +127,8 @@ describe('CHECK constraints refuse a value Kopek never writes', () => {
     ],
     [
       'proof_documents_content_type_check',
-      `INSERT INTO proof_documents (checksum, content, content_type, size, created_at)
-       VALUES ($1, '\\x3c68746d6c3e', 'text/html', 6, now())`,
+      `INSERT INTO proof_documents (checksum, content, content_type, size, created_at, shop_id)
+       VALUES ($1, '\\x3c68746d6c3e', 'text/html', 6, now(), (SELECT min(id) FROM shops))`,
       () => [randomBytes(32).toString('hex')],
     ],
     [
@@ -171,7 +172,8 @@ describe('CHECK constraints accept every value Kopek writes', () => {
       () => sub.paymentUid,
     );
     await accepted(
-      'INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, NULL, now())',
+      `INSERT INTO transaction_history (uid, status, message, at, shop_id)
+       VALUES ($1, $2, NULL, now(), (SELECT shop_id FROM transactions WHERE uid = $1))`,
       Object.keys(statuses),
       () => sub.paymentUid,
     );
@@ -194,8 +196,8 @@ describe('CHECK constraints accept every value Kopek writes', () => {
     );
     expect(await run('UPDATE products SET quantity = $2 WHERE id = $1', [productId, 0])).toEqual({});
     await accepted(
-      `INSERT INTO proof_documents (checksum, content, content_type, size, created_at)
-       VALUES ($1, '\\x25504446', $2, 4, now())`,
+      `INSERT INTO proof_documents (checksum, content, content_type, size, created_at, shop_id)
+       VALUES ($1, '\\x25504446', $2, 4, now(), (SELECT min(id) FROM shops))`,
       DOCUMENT_TYPES,
       () => randomBytes(32).toString('hex'),
     );

@@ -302,9 +302,10 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
     expect(columns.map((c) => c.name)).not.toContain('status');
     // An attempt for an event without a delivery is refused.
     await expect(
-      fresh.query(`INSERT INTO event_attempts (event_id, n, at, duration_ms) VALUES ($1, 1, now(), 1)`, [
-        ids[4],
-      ]),
+      fresh.query(
+        `INSERT INTO event_attempts (event_id, n, at, duration_ms, shop_id) VALUES ($1, 1, now(), 1, $2)`,
+        [ids[4], shopId],
+      ),
     ).rejects.toThrow(/foreign key/);
   });
 
@@ -339,5 +340,114 @@ describe.each(stores)('migrate() on %s', { timeout: 120_000 }, (name, makeStore)
       },
     ]);
     await expect(fresh.query(`UPDATE shops SET notification_auth = 'none'`)).rejects.toThrow(/check/);
+  });
+
+  it('gives the rows of 032 their shop (033): history, charges, attempts, and a document per shop', async () => {
+    const fresh = await store.open();
+    const all = loadMigrations();
+    await migrate(
+      fresh,
+      all.filter((m) => m.version < 33),
+    );
+    const shop = async (name: string) => {
+      const [row] = await fresh.query<{ id: number }>(
+        `INSERT INTO shops (name, secret_hash, public_key, private_key_enc, created_at)
+         VALUES ($1, 'x', 'pk', 'sk', now()) RETURNING id`,
+        [name],
+      );
+      return row?.id as number;
+    };
+    const [a, b] = [await shop('A'), await shop('B')];
+    const checksum = 'ab'.repeat(32);
+    await fresh.query(
+      `INSERT INTO proof_documents (checksum, content, content_type, size, created_at)
+       VALUES ($1, '\\x25504446', 'application/pdf', 4, now())`,
+      [checksum],
+    );
+    for (const [shopId, n] of [
+      [a, 1],
+      [b, 2],
+    ] as const) {
+      const pay = `00000000-0000-4000-8000-00000000000${n}`;
+      const proof = `00000000-0000-4000-8000-00000000001${n}`;
+      await fresh.query(
+        `INSERT INTO transactions (uid, shop_id, type, status, amount, currency, test, parent_uid, details, created_at, updated_at)
+         VALUES ($1, $3, 'payment', 'successful', 100, 'EUR', true, NULL, '{}', now(), now()),
+                ($2, $3, 'proof', 'successful', 100, 'EUR', true, $1, '{"proof": {"status": "successful"}}', now(), now())`,
+        [pay, proof, shopId],
+      );
+      await fresh.query(
+        `INSERT INTO transaction_history (uid, status, at) VALUES ($1, 'pending', now()), ($1, 'successful', now())`,
+        [pay],
+      );
+      await fresh.query(
+        `INSERT INTO proofs (uid, parent_uid, shop_id, checksum, file_name, created_at)
+         VALUES ($1, $2, $3, $4, 'receipt.pdf', now())`,
+        [proof, pay, shopId, checksum],
+      );
+      await fresh.query(
+        `INSERT INTO subscriptions (id, shop_id, plan_id, state, language, billing_anchor, billing_day, created_at, updated_at)
+         VALUES ($1, $2, 'pln_x', 'active', 'en', now(), 1, now(), now())`,
+        [`sbs_${n}`, shopId],
+      );
+      await fresh.query(
+        `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, created_at, updated_at)
+         VALUES ($1, 1, 1, 100, 'EUR', 'successful', now(), now())`,
+        [`sbs_${n}`],
+      );
+      const [event] = await fresh.query<{ id: number }>(
+        `INSERT INTO events (shop_id, resource_type, resource_id, event, payload, url, created_at)
+         VALUES ($1, 'subscription', $2, 'created.subscription', '{}', 'https://shop.example/hook', now())
+         RETURNING id`,
+        [shopId, `sbs_${n}`],
+      );
+      await fresh.query(
+        `INSERT INTO deliveries (event_id, shop_id, resource_id, status, attempts, next_attempt_at)
+         VALUES ($1, $2, $3, 'pending', 1, now())`,
+        [event?.id, shopId, `sbs_${n}`],
+      );
+      await fresh.query(
+        `INSERT INTO event_attempts (event_id, n, at, duration_ms) VALUES ($1, 1, now(), 5)`,
+        [event?.id],
+      );
+    }
+    await migrate(fresh, all);
+
+    const shops = (sql: string) => fresh.query<{ shop_id: number; n: number }>(sql);
+    expect(
+      await shops(
+        'SELECT shop_id, count(*)::int AS n FROM transaction_history GROUP BY shop_id ORDER BY shop_id',
+      ),
+    ).toEqual([
+      { shop_id: a, n: 2 },
+      { shop_id: b, n: 2 },
+    ]);
+    expect(
+      await shops('SELECT c.shop_id, 1 AS n FROM subscription_charges c ORDER BY subscription_id'),
+    ).toEqual([
+      { shop_id: a, n: 1 },
+      { shop_id: b, n: 1 },
+    ]);
+    expect(await shops('SELECT shop_id, 1 AS n FROM event_attempts ORDER BY event_id')).toEqual([
+      { shop_id: a, n: 1 },
+      { shop_id: b, n: 1 },
+    ]);
+    // One document sent by two shops: a copy for each, each proof naming its own shop's.
+    expect(
+      await fresh.query(
+        `SELECT d.shop_id, p.shop_id AS proof_shop, d.size FROM proof_documents d
+         JOIN proofs p ON p.checksum = d.checksum AND p.shop_id = d.shop_id ORDER BY d.shop_id`,
+      ),
+    ).toEqual([
+      { shop_id: a, proof_shop: a, size: 4 },
+      { shop_id: b, proof_shop: b, size: 4 },
+    ]);
+    // A row may only refer to a row of its own shop.
+    await expect(
+      fresh.query(
+        `INSERT INTO transaction_history (uid, status, at, shop_id) VALUES ($1, 'failed', now(), $2)`,
+        ['00000000-0000-4000-8000-000000000001', b],
+      ),
+    ).rejects.toThrow(/foreign key/);
   });
 });

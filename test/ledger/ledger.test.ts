@@ -82,11 +82,10 @@ describe('transaction ledger', () => {
     const created = h.clock.now();
     const t = payment(shop.shop.id);
     await insertTransaction(h.db, t, created);
-    await h.db.query('INSERT INTO transaction_history (uid, status, message, at) VALUES ($1, $2, NULL, $3)', [
-      t.uid,
-      'pending',
-      created,
-    ]);
+    await h.db.query(
+      'INSERT INTO transaction_history (uid, status, message, at, shop_id) VALUES ($1, $2, NULL, $3, $4)',
+      [t.uid, 'pending', created, shop.shop.id],
+    );
     await h.db.tx((tx) => changeStatus(tx, t.uid, { status: 'successful', message: null }, created));
     expect((await historyOf(h.db, t.uid)).map((e) => e.status)).toEqual(['pending', 'successful']);
   });

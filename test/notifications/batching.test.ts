@@ -28,6 +28,7 @@ const claim = (s: NotifyShop, limit: number, held = new Map<number, number>(), p
 
 const recordOf = (row: DueRow, at: Date, statusCode: number | null): AttemptRecord => ({
   eventId: row.id,
+  shopId: row.shop_id,
   n: row.attempts,
   seriesFrom: row.series_from,
   at,

@@ -22,7 +22,14 @@ describe('subscriptions: the first charge', () => {
     const now = s.h.clock.now();
     await claimCharge(
       s.h.db,
-      { subscriptionId: created.body.id, period: 1, attempt: 1, amount: 1999, currency: 'EUR' },
+      {
+        shopId: s.shop.shop.id,
+        subscriptionId: created.body.id,
+        period: 1,
+        attempt: 1,
+        amount: 1999,
+        currency: 'EUR',
+      },
       now,
     );
     const stored = await findSubscription(s.h.db, s.shop.shop.id, created.body.id);

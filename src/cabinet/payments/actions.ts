@@ -47,7 +47,7 @@ export async function runAction(
     if (!(await takeNonce(tx, ctx.shop.id, input.nonce, ctx.clock.now())))
       return { repeated: true, uid: undefined };
     const transaction = await VERBS[action]({ ...ctx, db: dbWithin(tx, ctx.db.kind) }, { request });
-    await recordNonceResult(tx, input.nonce, transaction.uid);
+    await recordNonceResult(tx, ctx.shop.id, input.nonce, transaction.uid);
     return { repeated: false, transaction };
   });
   if (!outcome.repeated) return outcome;

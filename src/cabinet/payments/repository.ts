@@ -148,14 +148,18 @@ export function eventsOf(db: Queryable, shopId: number, uid: string): Promise<Pa
 export async function takeNonce(tx: Tx, shopId: number, nonce: string, now: Date): Promise<boolean> {
   const rows = await tx.query(
     `INSERT INTO cabinet_form_nonces (nonce, shop_id, created_at) VALUES ($1, $2, $3)
-     ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+     ON CONFLICT (nonce, shop_id) DO NOTHING RETURNING nonce`,
     [nonce, shopId, now],
   );
   return rows.length === 1;
 }
 
-export async function recordNonceResult(tx: Tx, nonce: string, uid: string): Promise<void> {
-  await tx.query('UPDATE cabinet_form_nonces SET result_uid = $2 WHERE nonce = $1', [nonce, uid]);
+export async function recordNonceResult(tx: Tx, shopId: number, nonce: string, uid: string): Promise<void> {
+  await tx.query('UPDATE cabinet_form_nonces SET result_uid = $2 WHERE nonce = $1 AND shop_id = $3', [
+    nonce,
+    uid,
+    shopId,
+  ]);
 }
 
 /** The transaction an already posted form created, if it belongs to this shop. */

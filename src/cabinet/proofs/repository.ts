@@ -20,7 +20,8 @@ export interface ProofListRow {
 
 const COLUMNS = `p.seq, p.uid, p.parent_uid, p.file_name, p.transaction_reference, d.content_type, d.size,
   t.amount, t.currency, t.test, t.details -> 'proof' AS proof, p.created_at`;
-const FROM = `proofs p JOIN proof_documents d ON d.checksum = p.checksum JOIN transactions t ON t.uid = p.uid`;
+const FROM = `proofs p JOIN proof_documents d ON d.checksum = p.checksum AND d.shop_id = p.shop_id
+  JOIN transactions t ON t.uid = p.uid AND t.shop_id = p.shop_id`;
 
 /** Newest first by the proofs_shop_seq index of 021, or of one transaction by proofs_parent. */
 export function listProofPage(

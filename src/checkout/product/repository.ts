@@ -24,8 +24,12 @@ export async function findProductById(db: Queryable, id: string): Promise<Produc
   return row;
 }
 
-export async function findOrder(db: Queryable, id: string): Promise<OrderRow | undefined> {
-  const [row] = await db.query<OrderRow>('SELECT * FROM product_orders WHERE id = $1', [id]);
+/** An order of the shop by its id (the token the page's form carries, so chosen by a browser). */
+export async function findOrder(db: Queryable, shopId: number, id: string): Promise<OrderRow | undefined> {
+  const [row] = await db.query<OrderRow>('SELECT * FROM product_orders WHERE id = $1 AND shop_id = $2', [
+    id,
+    shopId,
+  ]);
   return row;
 }
 
@@ -47,11 +51,11 @@ export async function makeOrder(
       const [made] = await tx.query<OrderRow>(
         `INSERT INTO product_orders (id, shop_id, product_id, state, holds_unit, created_at, updated_at)
        VALUES ($1, $2, $3, 'charging', $4, $5, $5)
-       ON CONFLICT (id) DO NOTHING RETURNING *`,
+       ON CONFLICT (id, shop_id) DO NOTHING RETURNING *`,
         [order.id, order.shopId, order.productId, order.finite, now],
       );
       if (!made) {
-        const existing = await findOrder(tx, order.id);
+        const existing = await findOrder(tx, order.shopId, order.id);
         if (!existing) throw new Error(`order ${order.id} vanished`);
         return { exists: existing };
       }
@@ -88,6 +92,7 @@ export interface OrderOutcome {
  */
 export async function settleOrderRow(
   db: { tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> },
+  shopId: number,
   id: string,
   outcome: OrderOutcome,
   now: Date,
@@ -98,10 +103,10 @@ export async function settleOrderRow(
        SET state = $2, transaction_uid = COALESCE($3, transaction_uid),
          transaction_status = COALESCE($4, transaction_status),
          redirect_url = COALESCE($5, redirect_url), updated_at = $6
-       WHERE id = $1 AND state IN ('charging', 'waiting') RETURNING *`,
-      [id, outcome.state, outcome.uid, outcome.status, outcome.redirectUrl, now],
+       WHERE id = $1 AND shop_id = $7 AND state IN ('charging', 'waiting') RETURNING *`,
+      [id, outcome.state, outcome.uid, outcome.status, outcome.redirectUrl, now, shopId],
     );
-    if (!changed) return findOrder(tx, id);
+    if (!changed) return findOrder(tx, shopId, id);
     const givesBack = changed.holds_unit && (outcome.state === 'declined' || outcome.state === 'invalid');
     if (givesBack) {
       // A shop that made the product unlimited meanwhile has no stock to give back to.

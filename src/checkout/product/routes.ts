@@ -192,7 +192,7 @@ async function pay(request: FastifyRequest, reply: FastifyReply, entry: Entry) {
   if (typeof orderId !== 'string' || !ORDER_TOKEN.test(orderId))
     throw new PageProblem(400, 'badRequest', lang);
   // A reloaded POST or a second click: the first submission's order answers, nothing is charged again.
-  const existing = await findOrder(p.ctx.db, orderId);
+  const existing = await findOrder(p.ctx.db, p.shop.id, orderId);
   if (existing && existing.product_id !== p.product.id) throw new PageProblem(400, 'badRequest', lang);
   if (existing && existing.state !== 'invalid') return sendToOrder(reply, entry, existing);
   // Sold out or expired before anything is checked: a buyer is not asked to correct a form in vain.
@@ -233,7 +233,9 @@ async function result(request: FastifyRequest, reply: FastifyReply, entry: Entry
   const lang = langOf(request, p);
   const orderId = (request.query as Record<string, unknown>).order;
   const found =
-    typeof orderId === 'string' && ORDER_TOKEN.test(orderId) ? await findOrder(p.ctx.db, orderId) : undefined;
+    typeof orderId === 'string' && ORDER_TOKEN.test(orderId)
+      ? await findOrder(p.ctx.db, p.shop.id, orderId)
+      : undefined;
   if (!found || found.product_id !== p.product.id) throw new PageProblem(404, 'notFound', lang);
   const order = await settleOrder(p, found);
   if (order.state === 'invalid' || (order.state === 'waiting' && order.transaction_status === 'incomplete'))

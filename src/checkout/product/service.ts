@@ -112,7 +112,7 @@ export async function settleOrder(p: PayableProduct, order: OrderRow): Promise<O
   let charge = await findCharge(p, order);
   if (!charge) {
     if (age(p, order) < GRACE_MS) return order;
-    return (await settleOrderRow(p.ctx.db, order.id, none('declined'), now)) ?? order;
+    return (await settleOrderRow(p.ctx.db, p.shop.id, order.id, none('declined'), now)) ?? order;
   }
   if (charge.status === 'incomplete' && age(p, order) >= HOLD_MS && !p.ctx.config.gatewayRemote) {
     try {
@@ -126,7 +126,7 @@ export async function settleOrder(p: PayableProduct, order: OrderRow): Promise<O
   const outcome = outcomeOf(charge);
   if (outcome.state === 'waiting' && order.state === 'waiting' && order.transaction_status === charge.status)
     return order;
-  return (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? order;
+  return (await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcome, now)) ?? order;
 }
 
 const none = (state: OrderState): OrderOutcome => ({ state, uid: null, status: null, redirectUrl: null });
@@ -225,15 +225,18 @@ export async function payProduct(p: PayableProduct, input: PayInput): Promise<Pa
       status: 'pending',
       redirectUrl: null,
     };
-    return { kind: 'order', order: (await settleOrderRow(p.ctx.db, order.id, outcome, now)) ?? made.made };
+    return {
+      kind: 'order',
+      order: (await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcome, now)) ?? made.made,
+    };
   }
   if (sent.kind === 'refused') {
     // The gateway refused the request: nothing was charged.
-    await settleOrderRow(p.ctx.db, order.id, none('invalid'), now);
+    await settleOrderRow(p.ctx.db, p.shop.id, order.id, none('invalid'), now);
     if (sent.error.code === 'validation') return { kind: 'invalid', errors: sent.error };
     throw sent.error;
   }
-  const settled = await settleOrderRow(p.ctx.db, order.id, outcomeOf(sent.answer), now);
+  const settled = await settleOrderRow(p.ctx.db, p.shop.id, order.id, outcomeOf(sent.answer), now);
   return { kind: 'order', order: settled ?? made.made };
 }
 
