@@ -10,6 +10,11 @@
 -- unique index on its columns in any order). Ids are random (or drawn from a sequence) and were never
 -- made up by clients, so no two shops hold the same id in practice; the store now only promises it
 -- within a shop.
+--
+-- contract: the release before writes rows of transaction_history, subscription_charges,
+-- event_attempts and proof_documents without shop_id, and names the former keys in ON CONFLICT
+-- (orders, form nonces, documents, webhook attempts): it does not run on this schema. Stop its
+-- instances before `kopek migrate` (docs/operations.md, Upgrades), as for 012 and 024.
 
 -- Foreign keys go first: each names a primary key that is about to change.
 ALTER TABLE transactions DROP CONSTRAINT transactions_parent_uid_fkey;
