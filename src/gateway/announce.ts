@@ -6,7 +6,7 @@ import {
   type StatusChange,
   storedTransactionRow,
   type TransactionRow,
-} from '../ledger/repository.js';
+} from '../ledger/index.js';
 import { type Announcement, eventInsert } from '../notifications/outbox.js';
 import { type TransactionAnswer, toAnswer } from './answer.js';
 

@@ -6,7 +6,7 @@ import {
   storedTransactionRow,
   type TransactionRow,
   transactionInsertCtes,
-} from '../ledger/repository.js';
+} from '../ledger/index.js';
 import { type Announcement, delivered } from '../notifications/outbox.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
