@@ -1,5 +1,5 @@
 import type { ChargeRow } from '../charging/index.js';
-import type { CustomerRow } from '../customers/repository.js';
+import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Tx } from '../db/db.js';
 import type { PlanRow } from '../plans/repository.js';
 import type { ShopRow } from '../shops/repository.js';

@@ -21,7 +21,7 @@ import {
   findCustomers,
   insertCustomer,
   newCustomerRow,
-} from '../customers/repository.js';
+} from '../customers/index.js';
 import type { Statement } from '../db/db.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';

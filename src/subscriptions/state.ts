@@ -1,5 +1,5 @@
 import { chargesRecord } from '../charging/index.js';
-import type { CustomerRow } from '../customers/repository.js';
+import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
 import { type Announcement, eventInsert, eventsInsert } from '../notifications/outbox.js';
 import type { Plan } from '../plans/service.js';
