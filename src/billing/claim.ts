@@ -1,4 +1,4 @@
-import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
+import { type CardRow, findCardRowsByTokens } from '../cards/index.js';
 import {
   type ChargeClaim,
   chargeClaimsInsert,

@@ -1,4 +1,4 @@
-import type { CardInput } from '../cards/validation.js';
+import type { CardInput } from '../cards/index.js';
 import type { AvsCvcRequest, CardRequest, ChargeRequest } from '../gateway/client.js';
 import type { Plan } from '../plans/service.js';
 

@@ -1,4 +1,4 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import { isoString } from '../clock.js';
 import type { TransactionRow, TransactionStatus, TransactionType } from '../ledger/index.js';
 import type { AvsCvcVerification, ThreeDSecureVerification } from './acquirer.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cardInsertCte, type NewCardRow } from '../cards/repository.js';
+import { cardInsertCte, type NewCardRow } from '../cards/index.js';
 import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
 import {
   type NewTransaction,

@@ -1,4 +1,4 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import { findTransactionByUid, lockTransactionByUid, type TransactionRow } from '../ledger/index.js';

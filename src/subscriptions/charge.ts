@@ -1,4 +1,4 @@
-import { type CardInput, CardMsg } from '../cards/validation.js';
+import { type CardInput, CardMsg } from '../cards/index.js';
 import { firstChargeRequest, resumeAttempt, storedCardRequest, takeAttempt } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';

@@ -1,5 +1,4 @@
-import { type CardInput, validateCardInput } from '../cards/validation.js';
-import type { CardRecord } from '../cards/vault.js';
+import { type CardInput, type CardRecord, validateCardInput } from '../cards/index.js';
 import { claimCharge } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';

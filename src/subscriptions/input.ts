@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { type CardInput, validateCardInput } from '../cards/validation.js';
+import { type CardInput, validateCardInput } from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import { ErrorCollector } from '../core/errors.js';
 import { Fields, Msg } from '../core/rules.js';

@@ -1,6 +1,5 @@
 import { localDayOfMonth } from '../calendar/interval.js';
-import type { CardInput } from '../cards/validation.js';
-import type { CardRecord } from '../cards/vault.js';
+import type { CardInput, CardRecord } from '../cards/index.js';
 import {
   answeredChargeInsert,
   cardRequest,

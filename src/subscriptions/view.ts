@@ -1,4 +1,4 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { TransactionSummary } from '../charging/index.js';
 import { isoString } from '../clock.js';
 import { type Customer, type CustomerRow, toCustomer } from '../customers/index.js';
