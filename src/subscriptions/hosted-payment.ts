@@ -5,7 +5,7 @@ import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';
 import { insertCustomer, validateCustomer } from '../customers/index.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
-import { findPlanOfShop, type Plan } from '../plans/service.js';
+import { findPlanOfShop, type Plan } from '../plans/index.js';
 import { findShopRow, toShop } from '../shops/repository.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { type CheckoutRow, completeCheckout, findCheckout, lockCheckout } from './hosted-pages.js';

@@ -7,7 +7,7 @@ import { enforced } from '../core/schema-check.js';
 import { type CustomerRow, findCustomer, type NewCustomer, validateCustomer } from '../customers/index.js';
 import type { Queryable } from '../db/db.js';
 import { Text } from '../http/schemas.js';
-import { checkPlanInput, type PlanChoice } from '../plans/service.js';
+import { checkPlanInput, type PlanChoice } from '../plans/index.js';
 
 export const CUSTOMER_NOT_FOUND = "customer with this ID doesn't exist for this account";
 export const CARD_NOT_FOUND = "card with this token doesn't exist for this account";
