@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db, Queryable, Tx } from '../db/db.js';
-import { eventInsert } from '../notifications/outbox.js';
+import { eventInsert } from '../notifications/index.js';
 import { every } from '../periodic.js';
 import { findPlans, toPlan } from '../plans/index.js';
 import { shopById } from '../shops/service.js';

@@ -7,7 +7,7 @@ import {
   storedTransactionRow,
   type TransactionRow,
 } from '../ledger/index.js';
-import { type Announcement, eventInsert } from '../notifications/outbox.js';
+import { type Announcement, eventInsert } from '../notifications/index.js';
 import { type TransactionAnswer, toAnswer } from './answer.js';
 
 /**

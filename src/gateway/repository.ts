@@ -7,7 +7,7 @@ import {
   type TransactionRow,
   transactionInsertCtes,
 } from '../ledger/index.js';
-import { type Announcement, delivered } from '../notifications/outbox.js';
+import { type Announcement, delivered } from '../notifications/index.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
