@@ -10,6 +10,22 @@ const GROUND =
 /** Features and the adapters above them. */
 const FEATURES =
   '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|compose|control|cli|http|pages)/|^src/(context|cli)\\.ts$';
+/**
+ * Features that have a face: an `index.ts` saying what others may use of them. Everyone outside the
+ * feature (the composition root aside) imports it through that file only. A feature joins this list
+ * when its face lands (docs/redesign-plan.md, increment 10).
+ */
+const FACED_FEATURES = [
+  'charging',
+  'ledger',
+  'customers',
+  'products',
+  'cards',
+  'plans',
+  'notifications',
+  'mail',
+];
+const FACED = FACED_FEATURES.join('|');
 
 module.exports = {
   forbidden: [
@@ -35,6 +51,15 @@ module.exports = {
       // The composition root builds from every feature, so it may reach any of them.
       from: { path: '^src/([^/]+)/', pathNot: '^src/compose/' },
       to: { path: 'repository\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'only-through-face',
+      severity: 'error',
+      comment:
+        "A feature with a face (index.ts) is imported through it only: what is not on the face is that feature's own business.",
+      // $1 is the importing folder (or root file): a feature's own files may import each other.
+      from: { path: '^src/([^/.]+)(/|\\.tsx?$)', pathNot: '^src/compose/' },
+      to: { path: `^src/(${FACED})/`, pathNot: ['^src/$1/', `^src/(${FACED})/index\\.ts$`] },
     },
     {
       name: 'no-upward-from-features',

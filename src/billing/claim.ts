@@ -1,4 +1,4 @@
-import { type CardRow, findCardRowsByTokens } from '../cards/repository.js';
+import { type CardRow, findCardRowsByTokens } from '../cards/index.js';
 import {
   type ChargeClaim,
   chargeClaimsInsert,
@@ -13,7 +13,7 @@ import { type Ctx, shopCtx } from '../context.js';
 import type { Db, Statement, Tx } from '../db/db.js';
 import { dbWithin } from '../db/held.js';
 import type { PlannedPayment } from '../gateway/client.js';
-import { toPlan } from '../plans/service.js';
+import { toPlan } from '../plans/index.js';
 import { toShop } from '../shops/repository.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { rulesFor } from '../subscriptions/rules.js';

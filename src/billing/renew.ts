@@ -1,4 +1,4 @@
-import type { CardRow } from '../cards/repository.js';
+import type { CardRow } from '../cards/index.js';
 import {
   lockOpenCharge,
   outcomeOf,

@@ -1,7 +1,7 @@
 import type { ChargeRow } from '../charging/index.js';
-import type { CustomerRow } from '../customers/repository.js';
+import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Tx } from '../db/db.js';
-import type { PlanRow } from '../plans/repository.js';
+import type { PlanRow } from '../plans/index.js';
 import type { ShopRow } from '../shops/repository.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 

@@ -1,4 +1,4 @@
-import type { Plan } from '../plans/service.js';
+import type { Plan } from '../plans/index.js';
 import type { Shop } from '../shops/repository.js';
 import type { SubscriptionRow } from '../subscriptions/repository.js';
 import { CHARGE_LEASE_MS } from '../subscriptions/schedule.js';

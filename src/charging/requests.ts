@@ -1,6 +1,6 @@
-import type { CardInput } from '../cards/validation.js';
+import type { CardInput } from '../cards/index.js';
 import type { AvsCvcRequest, CardRequest, ChargeRequest } from '../gateway/client.js';
-import type { Plan } from '../plans/service.js';
+import type { Plan } from '../plans/index.js';
 
 /**
  * Every gateway request a subscription's charge makes, built in one place: the first charge (card,

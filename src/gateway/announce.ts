@@ -6,8 +6,8 @@ import {
   type StatusChange,
   storedTransactionRow,
   type TransactionRow,
-} from '../ledger/repository.js';
-import { type Announcement, eventInsert } from '../notifications/outbox.js';
+} from '../ledger/index.js';
+import { type Announcement, eventInsert } from '../notifications/index.js';
 import { type TransactionAnswer, toAnswer } from './answer.js';
 
 /**

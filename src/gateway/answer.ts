@@ -1,6 +1,6 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import { isoString } from '../clock.js';
-import type { TransactionRow, TransactionStatus, TransactionType } from '../ledger/repository.js';
+import type { TransactionRow, TransactionStatus, TransactionType } from '../ledger/index.js';
 import type { AvsCvcVerification, ThreeDSecureVerification } from './acquirer.js';
 import type { BillingAddress, Customer } from './input.js';
 

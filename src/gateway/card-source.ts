@@ -1,6 +1,14 @@
-import { type CardRow, type NewCardRow, storedCardRow } from '../cards/repository.js';
-import { type CardInput, CardMsg, isExpired } from '../cards/validation.js';
-import { findCard, revealNumber, sealCard } from '../cards/vault.js';
+import {
+  type CardInput,
+  CardMsg,
+  type CardRow,
+  findCard,
+  isExpired,
+  type NewCardRow,
+  revealNumber,
+  sealCard,
+  storedCardRow,
+} from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';

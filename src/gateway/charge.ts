@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type CardRecord, toCardRecord } from '../cards/vault.js';
+import { type CardRecord, toCardRecord } from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import type { Queryable, Statement } from '../db/db.js';
-import { type NewTransaction, storedTransactionRow, type TransactionRow } from '../ledger/repository.js';
+import { type NewTransaction, storedTransactionRow, type TransactionRow } from '../ledger/index.js';
 import {
   avsCvcResult,
   type Decision,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Tx } from '../db/db.js';
-import { childrenOf, lockTransaction, type TransactionRow } from '../ledger/repository.js';
+import { childrenOf, lockTransaction, type TransactionRow } from '../ledger/index.js';
 import { formatMoney } from '../money/currencies.js';
 import { insertAnnounced } from './announce.js';
 import { PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';

@@ -1,4 +1,4 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { TransactionAnswer } from './answer.js';
 import type { KnownCards } from './card-source.js';
 import type { PlannedPayment } from './charge.js';

@@ -17,7 +17,7 @@ import { HttpGatewayClient } from './http-client.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
 import { tokenize } from './tokenize.js';
 
-export type { CardRecord } from '../cards/vault.js';
+export type { CardRecord } from '../cards/index.js';
 export type { TransactionAnswer } from './answer.js';
 export type { PlannedPayment } from './charge.js';
 export type {

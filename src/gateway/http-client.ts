@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import { ApiError, type ErrorCode, type ErrorTree } from '../core/errors.js';
 import type { TransactionAnswer } from './answer.js';
 import type {

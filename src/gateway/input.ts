@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../calendar/iso-instant.js';
-import { type CardInput, CardMsg, validateCardInput } from '../cards/validation.js';
+import { type CardInput, CardMsg, validateCardInput } from '../cards/index.js';
 import { checkAddress } from '../core/address.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
 import { Fields, isEmail, isIpAddress, Msg } from '../core/rules.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/db.js';
-import type { TransactionRow } from '../ledger/repository.js';
+import type { TransactionRow } from '../ledger/index.js';
 import { changeAnnounced } from './announce.js';
 import { type GatewayType, PROCESSED, sectionFor } from './answer.js';
 import { LATE_ANSWER_MS } from './test-cards.js';

@@ -1,11 +1,6 @@
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import {
-  findByTrackingId,
-  findTransaction,
-  lockTransaction,
-  type TransactionRow,
-} from '../ledger/repository.js';
+import { findByTrackingId, findTransaction, lockTransaction, type TransactionRow } from '../ledger/index.js';
 import { type TransactionAnswer, toAnswer } from './answer.js';
 import { awaitsLateAnswer, settleLateAnswer } from './late-answer.js';
 

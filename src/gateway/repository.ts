@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { cardInsertCte, type NewCardRow } from '../cards/repository.js';
+import { cardInsertCte, type NewCardRow } from '../cards/index.js';
 import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
 import {
   type NewTransaction,
   storedTransactionRow,
   type TransactionRow,
   transactionInsertCtes,
-} from '../ledger/repository.js';
-import { type Announcement, delivered } from '../notifications/outbox.js';
+} from '../ledger/index.js';
+import { type Announcement, delivered } from '../notifications/index.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 

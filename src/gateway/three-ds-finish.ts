@@ -1,6 +1,6 @@
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import type { TransactionStatus } from '../ledger/repository.js';
+import type { TransactionStatus } from '../ledger/index.js';
 import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';
 
 /**

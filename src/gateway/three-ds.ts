@@ -1,7 +1,7 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import { findTransactionByUid, lockTransactionByUid, type TransactionRow } from '../ledger/repository.js';
+import { findTransactionByUid, lockTransactionByUid, type TransactionRow } from '../ledger/index.js';
 import { AcquirerMsg, finishAuthentication, type ThreeDsFlow } from './acquirer.js';
 import { changeAnnounced } from './announce.js';
 import { type GatewayType, PROCESSED, sectionFor, type TransactionAnswer, toAnswer } from './answer.js';

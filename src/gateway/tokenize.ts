@@ -1,5 +1,4 @@
-import { tokenizeCard, updateCard } from '../cards/service.js';
-import type { CardRecord } from '../cards/vault.js';
+import { type CardRecord, tokenizeCard, updateCard } from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import { requestOf } from './input.js';
 

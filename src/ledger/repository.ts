@@ -5,7 +5,7 @@ import {
   deliveriesOf,
   EVENT_COLUMNS,
   eventInsert,
-} from '../notifications/outbox.js';
+} from '../notifications/index.js';
 
 export const TRANSACTION_TYPES = [
   'payment',

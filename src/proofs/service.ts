@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import {
-  findTransaction,
-  insertTransaction,
-  lockTransaction,
-  type TransactionRow,
-} from '../ledger/repository.js';
-import { eventInsert } from '../notifications/outbox.js';
+import { findTransaction, insertTransaction, lockTransaction, type TransactionRow } from '../ledger/index.js';
+import { eventInsert } from '../notifications/index.js';
 import { type ProofInput, parseProofRequest } from './input.js';
 import {
   findDocument,

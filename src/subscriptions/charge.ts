@@ -1,9 +1,9 @@
-import { type CardInput, CardMsg } from '../cards/validation.js';
+import { type CardInput, CardMsg } from '../cards/index.js';
 import { firstChargeRequest, resumeAttempt, storedCardRequest, takeAttempt } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
 import { type CardRecord, gatewayClient } from '../gateway/client.js';
-import type { Plan } from '../plans/service.js';
+import type { Plan } from '../plans/index.js';
 import { CARD_NOT_FOUND } from './input.js';
 import type { SubscriptionRow } from './repository.js';
 import { CHARGE_LEASE_MS, isCardVerification } from './schedule.js';

@@ -1,13 +1,11 @@
-import { type CardInput, validateCardInput } from '../cards/validation.js';
-import type { CardRecord } from '../cards/vault.js';
+import { type CardInput, type CardRecord, validateCardInput } from '../cards/index.js';
 import { claimCharge } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';
-import { insertCustomer } from '../customers/repository.js';
-import { validateCustomer } from '../customers/service.js';
+import { insertCustomer, validateCustomer } from '../customers/index.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
-import { findPlanOfShop, type Plan } from '../plans/service.js';
+import { findPlanOfShop, type Plan } from '../plans/index.js';
 import { findShopRow, toShop } from '../shops/repository.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { type CheckoutRow, completeCheckout, findCheckout, lockCheckout } from './hosted-pages.js';

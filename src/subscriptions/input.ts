@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import { type CardInput, validateCardInput } from '../cards/validation.js';
+import { type CardInput, validateCardInput } from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import { ErrorCollector } from '../core/errors.js';
 import { Fields, Msg } from '../core/rules.js';
 import { enforced } from '../core/schema-check.js';
-import { type CustomerRow, findCustomer, type NewCustomer } from '../customers/repository.js';
-import { validateCustomer } from '../customers/service.js';
+import { type CustomerRow, findCustomer, type NewCustomer, validateCustomer } from '../customers/index.js';
 import type { Queryable } from '../db/db.js';
 import { Text } from '../http/schemas.js';
-import { checkPlanInput, type PlanChoice } from '../plans/service.js';
+import { checkPlanInput, type PlanChoice } from '../plans/index.js';
 
 export const CUSTOMER_NOT_FOUND = "customer with this ID doesn't exist for this account";
 export const CARD_NOT_FOUND = "card with this token doesn't exist for this account";

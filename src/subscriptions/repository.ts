@@ -1,4 +1,4 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { TransactionSummary } from '../charging/index.js';
 import { unknownCursor } from '../core/paging.js';
 import type { Queryable, Tx } from '../db/db.js';

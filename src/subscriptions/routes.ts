@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorCollector } from '../core/errors.js';
 import { parseListQuery } from '../core/paging.js';
-import { CustomerInput } from '../customers/schemas.js';
+import { CustomerInput } from '../customers/index.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { page } from '../http/pagination.js';
 import { errorResponses, FreeObject, IdParams, Nullable, TrackingId } from '../http/schemas.js';
-import { PlanInput, PlanSchema } from '../plans/schemas.js';
+import { PlanInput, PlanSchema } from '../plans/index.js';
 import { CancelInput } from './input.js';
 import { SUBSCRIPTION_STATES } from './repository.js';
 import {

@@ -1,5 +1,5 @@
 import { addInterval, localDayOfMonth } from '../calendar/interval.js';
-import type { Plan } from '../plans/service.js';
+import type { Plan } from '../plans/index.js';
 import type { SubscriptionRow, SubscriptionState } from './repository.js';
 
 /**

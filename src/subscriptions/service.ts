@@ -1,6 +1,5 @@
 import { localDayOfMonth } from '../calendar/interval.js';
-import type { CardInput } from '../cards/validation.js';
-import type { CardRecord } from '../cards/vault.js';
+import type { CardInput, CardRecord } from '../cards/index.js';
 import {
   answeredChargeInsert,
   cardRequest,
@@ -21,12 +20,21 @@ import {
   findCustomers,
   insertCustomer,
   newCustomerRow,
-} from '../customers/repository.js';
+} from '../customers/index.js';
 import type { Statement } from '../db/db.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
-import { findPlans, newPlanRow, type PlanData, type PlanRow, planInsert } from '../plans/repository.js';
-import { findPlanOfShop, type Plan, savePlan, toPlan } from '../plans/service.js';
+import {
+  findPlanOfShop,
+  findPlans,
+  newPlanRow,
+  type Plan,
+  type PlanData,
+  type PlanRow,
+  planInsert,
+  savePlan,
+  toPlan,
+} from '../plans/index.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { checkoutOfSubscription, closeCheckoutsOf, openCheckout } from './hosted-pages.js';
 import { CancelInput, checkSubscriptionInput, type SubscriptionInput } from './input.js';

@@ -1,8 +1,8 @@
 import { chargesRecord } from '../charging/index.js';
-import type { CustomerRow } from '../customers/repository.js';
+import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import { type Announcement, eventInsert, eventsInsert } from '../notifications/outbox.js';
-import type { Plan } from '../plans/service.js';
+import { type Announcement, eventInsert, eventsInsert } from '../notifications/index.js';
+import type { Plan } from '../plans/index.js';
 import type { NewSubscription, SubscriptionChange, SubscriptionRow } from './repository.js';
 import type { SubscriptionEvent, Transition } from './transitions.js';
 import { type Subscription, toSubscription } from './view.js';

@@ -1,7 +1,7 @@
 import type { AttemptRef, ChargeEvent, ChargeSubject } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import type { Tx } from '../db/db.js';
-import { findPlanOfShop, type Plan } from '../plans/service.js';
+import { findPlanOfShop, type Plan } from '../plans/index.js';
 import { lockSubscription, type SubscriptionRow } from './repository.js';
 import { rulesFor } from './rules.js';
 import { applyTransition, changeInstant } from './state.js';

@@ -1,6 +1,6 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { ChargeEvent } from '../charging/index.js';
-import type { Plan } from '../plans/service.js';
+import type { Plan } from '../plans/index.js';
 import type { SubscriptionChange, SubscriptionRow } from './repository.js';
 import {
   cyclesDone,

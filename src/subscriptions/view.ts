@@ -1,9 +1,8 @@
-import type { CardRecord } from '../cards/vault.js';
+import type { CardRecord } from '../cards/index.js';
 import type { TransactionSummary } from '../charging/index.js';
 import { isoString } from '../clock.js';
-import type { CustomerRow } from '../customers/repository.js';
-import { type Customer, toCustomer } from '../customers/service.js';
-import type { Plan } from '../plans/service.js';
+import { type Customer, type CustomerRow, toCustomer } from '../customers/index.js';
+import type { Plan } from '../plans/index.js';
 import type { SubscriptionRow } from './repository.js';
 import { cyclesDone } from './schedule.js';
 

@@ -1,4 +1,4 @@
-import type { Customer } from '../../customers/service.js';
+import type { Customer } from '../../customers/index.js';
 import { Details, Field, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';

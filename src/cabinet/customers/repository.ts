@@ -1,4 +1,4 @@
-import type { CustomerRow } from '../../customers/repository.js';
+import type { CustomerRow } from '../../customers/index.js';
 import type { Queryable } from '../../db/db.js';
 import { emailStartsWith } from '../query.js';
 

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { findCustomer } from '../../customers/repository.js';
-import { toCustomer } from '../../customers/service.js';
+import { findCustomer, toCustomer } from '../../customers/index.js';
 import { isId } from '../../ids.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';

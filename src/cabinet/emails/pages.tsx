@@ -1,4 +1,4 @@
-import type { Email } from '../../mail/service.js';
+import type { Email } from '../../mail/index.js';
 import { Details, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/db.js';
-import type { EmailRow, EmailStatus } from '../../mail/repository.js';
+import type { EmailRow, EmailStatus } from '../../mail/index.js';
 
 /**
  * The cabinet's page of a shop's e-mails: newest first by seq (keyset, LIMIT size + 1), each filter

@@ -1,8 +1,11 @@
 import type { MasterKeys } from '../../crypto/keyring.js';
-import { notificationBody } from '../../notifications/attempt.js';
-import { KOPEK_SIGNATURE_HEADER, sendsBasic } from '../../notifications/kopek-signature.js';
-import type { NotificationView } from '../../notifications/service.js';
-import { signHere } from '../../notifications/signer.js';
+import {
+  KOPEK_SIGNATURE_HEADER,
+  type NotificationView,
+  notificationBody,
+  sendsBasic,
+  signHere,
+} from '../../notifications/index.js';
 import type { ShopRow } from '../../shops/repository.js';
 import { signingKeyOf } from '../../shops/service.js';
 

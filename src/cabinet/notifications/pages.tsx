@@ -1,4 +1,4 @@
-import type { NotificationView } from '../../notifications/service.js';
+import type { NotificationView } from '../../notifications/index.js';
 import { CsrfField, Details, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';

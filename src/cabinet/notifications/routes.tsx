@@ -6,7 +6,7 @@ import {
   listNotifications,
   type NotificationView,
   resendNotification,
-} from '../../notifications/service.js';
+} from '../../notifications/index.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
 import { findShopRow } from '../../shops/repository.js';

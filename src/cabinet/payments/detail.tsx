@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { TransactionAnswer } from '../../gateway/answer.js';
-import type { HistoryEntry, TransactionRow } from '../../ledger/repository.js';
+import type { HistoryEntry, TransactionRow } from '../../ledger/index.js';
 import { Details, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../db/db.js';
-import type { TransactionRow } from '../../ledger/repository.js';
-import { EVENTS_WITH_DELIVERY } from '../../notifications/repository.js';
+import type { TransactionRow } from '../../ledger/index.js';
+import { EVENTS_WITH_DELIVERY } from '../../notifications/index.js';
 
 /** The cabinet's reads of the ledger: the payments list, a payment's events, and form nonces. */
 

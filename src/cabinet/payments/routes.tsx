@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import type { TransactionAnswer } from '../../gateway/answer.js';
 import { getTransaction } from '../../gateway/query.js';
-import { childrenOf, findTransaction, historyOf } from '../../ledger/repository.js';
+import { childrenOf, findTransaction, historyOf } from '../../ledger/index.js';
 import { fill } from '../../pages/lang.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';

@@ -1,7 +1,6 @@
 import { Details, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
-import type { ProductRow } from '../../products/repository.js';
-import type { Product } from '../../products/service.js';
+import type { Product, ProductRow } from '../../products/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { ListTable } from '../list.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/db.js';
-import type { ProductRow } from '../../products/repository.js';
+import type { ProductRow } from '../../products/index.js';
 
 /** One page of a shop's products, newest first, `size + 1` rows, by the (shop_id, seq) index. */
 export function listProductPage(

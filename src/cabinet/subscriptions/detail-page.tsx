@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { cardText } from '../../pages/brand.js';
 import { Details, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
-import type { Plan } from '../../plans/service.js';
+import type { Plan } from '../../plans/index.js';
 import type { Subscription } from '../../subscriptions/view.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/db.js';
-import { EVENTS_WITH_DELIVERY } from '../../notifications/repository.js';
+import { EVENTS_WITH_DELIVERY } from '../../notifications/index.js';
 import { emailStartsWith } from '../query.js';
 
 /**

@@ -1,4 +1,4 @@
-import { validateCardInput } from '../../cards/validation.js';
+import { validateCardInput } from '../../cards/index.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
 import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';

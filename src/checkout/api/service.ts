@@ -2,7 +2,7 @@ import { isoString } from '../../clock.js';
 import type { Ctx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { randomToken } from '../../ids.js';
-import { type Announcement, eventInsert } from '../../notifications/outbox.js';
+import { type Announcement, eventInsert } from '../../notifications/index.js';
 import { CHECKOUT_TTL_MS, checkoutUrl } from '../../pages/checkout-url.js';
 import { parseCheckout } from './input.js';
 import { type CtpRow, EXPIRED_MESSAGE, findCtp, insertCtp } from './repository.js';

@@ -1,5 +1,5 @@
 import type { Queryable, Tx } from '../../db/db.js';
-import type { ProductRow } from '../../products/repository.js';
+import type { ProductRow } from '../../products/index.js';
 
 /** SQL of the product payment page: products read without a shop's credentials, and orders. */
 

@@ -5,7 +5,7 @@ import { type ChargeRequest, gatewayClient, type TransactionAnswer } from '../..
 import { parseCharge } from '../../gateway/input.js';
 import { completeThreeDSecure } from '../../gateway/three-ds.js';
 import { isId } from '../../ids.js';
-import type { ProductRow } from '../../products/repository.js';
+import type { ProductRow } from '../../products/index.js';
 import { findShopRow, type Shop, toShop } from '../../shops/repository.js';
 import { type BuyerValues, buyerRequestParts } from './fields.js';
 import {

@@ -3,7 +3,7 @@ import { cardText } from '../../pages/brand.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
-import type { Plan } from '../../plans/service.js';
+import type { Plan } from '../../plans/index.js';
 import type { SubscriptionCheckout } from '../../subscriptions/hosted-payment.js';
 import type { SubscriptionRow } from '../../subscriptions/repository.js';
 import { firstSchedule } from '../../subscriptions/schedule.js';
