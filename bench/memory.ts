@@ -16,7 +16,8 @@
  * 4. `embedded`: `kopek serve` on the embedded store (PGlite, DATA_DIR in a temporary directory), as
  *    the server in 1.
  *
- * BENCH_MEMORY=server,billing,deliverer,embedded picks some (all by default); BENCH_IDLE is how long
+ * BENCH_MEMORY=server,billing,deliverer,embedded picks some (all by default); BENCH_NODE_FLAGS runs
+ * the processes with other Node flags than the start script's (to try some); BENCH_IDLE is how long
  * a process is left idle before its idle RSS is read (s, default 10: V8 gives memory back some
  * seconds after allocation stops), BENCH_WARMUP the seconds of each create endpoint before the
  * second idle reading (default 5). It prints a table with each target met or missed and one
@@ -30,6 +31,7 @@ import { join } from 'node:path';
 import { drive, type Figures } from './load.js';
 import {
   type Child,
+  cpuSeconds,
   describeFailure,
   freePort,
   ROOT,
@@ -181,6 +183,12 @@ interface Settings {
   webhooks: number;
 }
 
+/** The flags of `npm start`, or BENCH_NODE_FLAGS (space-separated) to try others. */
+function nodeFlags(): string[] {
+  const raw = process.env.BENCH_NODE_FLAGS;
+  return raw === undefined ? startFlags() : raw.split(/\s+/).filter((f) => f !== '');
+}
+
 const one = (name: string, fallback: number, min: number) => intList(name, [fallback], min)[0] ?? fallback;
 
 function baseEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -210,7 +218,7 @@ async function serve(
 }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = startKopek(name, ['serve'], { ...env, PORT: String(port), PUBLIC_URL: url });
+  const child = startKopek(name, ['serve'], { ...env, PORT: String(port), PUBLIC_URL: url }, nodeFlags());
   children.push(child);
   const pid = child.proc.pid;
   if (pid === undefined) throw describeFailure(child, 'did not start');
@@ -248,7 +256,7 @@ async function loadCreates(
     );
     if (signal.aborted) throw signal.reason;
     const ok = f.requests - f.non2xx;
-    if (ok < (f.requests + f.errors) / 2)
+    if (f.requests === 0 || ok < (f.requests + f.errors) / 2)
       throw new Error(
         `${name}: ${ok} of ${f.requests} answers were 2xx (${JSON.stringify(f.statusCodes)}), ${f.errors} errors`,
       );
@@ -306,7 +314,7 @@ async function measureServer(
         load.peakMb,
         load.status,
         targets.loadMb,
-        figures.map((f) => `${f.scenario} ${f.reqPerSec}/s`).join(', '),
+        figures.map((f) => `${f.scenario} ${f.reqPerSec}/s ${f.serverCpuMsPerReq ?? '-'} ms CPU`).join(', '),
       ),
     );
     const idle3 = await sampler.idle(settings.idleSec);
@@ -335,6 +343,7 @@ async function measureBilling(
     try {
       console.log('  billing…');
       const started = performance.now();
+      const cpuAtStart = cpuSeconds(child.proc.pid) ?? 0;
       await withClient(url, async (c) => {
         let left = n;
         let progress = performance.now();
@@ -351,6 +360,7 @@ async function measureBilling(
         }
       });
       const seconds = (performance.now() - started) / 1000;
+      const cpuMs = ((cpuSeconds(child.proc.pid) ?? 0) - cpuAtStart) * 1000;
       const verified = await verifyRenewals(url, seeded);
       if (!verified.ok)
         throw new Error(`not every subscription was renewed once: ${verified.problems.join('; ')}`);
@@ -364,7 +374,7 @@ async function measureBilling(
           run.peakMb,
           run.status,
           MEMORY_TARGETS.billingMb,
-          `${Math.round(n / seconds)} renewals/s, each renewed exactly once`,
+          `${Math.round(n / seconds)} renewals/s, ${round(cpuMs / n, 3)} ms CPU each, each renewed exactly once`,
         ),
         measurement(
           'billing',
@@ -410,9 +420,11 @@ async function measureDeliverer(
     try {
       console.log('  delivering…');
       const started = performance.now();
+      const cpuAtStart = cpuSeconds(child.proc.pid) ?? 0;
       await awaitArrivals(receiver, n, url, 30, signal);
       const seconds = (performance.now() - started) / 1000;
       await awaitRecorded(url, 60_000);
+      const cpuMs = ((cpuSeconds(child.proc.pid) ?? 0) - cpuAtStart) * 1000;
       const verified = await verifyDelivery(url, receiver, n);
       if (!verified.ok)
         throw new Error(`not every notification was delivered once: ${verified.problems.join('; ')}`);
@@ -426,7 +438,7 @@ async function measureDeliverer(
           run.peakMb,
           run.status,
           MEMORY_TARGETS.delivererMb,
-          `${Math.round(n / seconds)} deliveries/s, each delivered exactly once`,
+          `${Math.round(n / seconds)} deliveries/s, ${round(cpuMs / n, 3)} ms CPU each, each delivered exactly once`,
         ),
         measurement(
           'deliverer',
@@ -566,7 +578,7 @@ export async function runMemory(): Promise<number> {
       platform: `${process.platform}-${process.arch}`,
       loadAverage: { start: loadAtStart, end: round(loadavg()[0] ?? 0, 2) },
     },
-    settings: { ...settings, nodeFlags: startFlags() },
+    settings: { ...settings, nodeFlags: nodeFlags() },
     targets: MEMORY_TARGETS,
     results: rows,
   };

@@ -36,10 +36,10 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * The Node flags `npm start` runs Kopek with (see package.json): both servers get them, so they run
- * as they would be run.
+ * The Node flags `npm start` runs Kopek with (read from package.json's start script): both servers
+ * and the benchmarks' workers get them, so they run as they would be run.
  */
-export const NODE_FLAGS = ['--max-semi-space-size=32'];
+export const NODE_FLAGS = startFlags();
 
 /**
  * Runs a TypeScript entry point of the repository in its own Node process, through tsx; `ipc` opens
@@ -73,8 +73,13 @@ export function startFlags(): string[] {
  * Runs `kopek <args>` as an operator runs it: compiled (bin/kopek.js, which runs dist/ and builds it
  * first when the sources are newer), with the flags of `npm start`.
  */
-export function startKopek(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  return spawnNode(name, [...startFlags(), join(ROOT, 'bin', 'kopek.js'), ...args], env);
+export function startKopek(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  flags: string[] = startFlags(),
+): Child {
+  return spawnNode(name, [...flags, join(ROOT, 'bin', 'kopek.js'), ...args], env);
 }
 
 function spawnNode(
