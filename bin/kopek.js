@@ -3,8 +3,9 @@
 // script and the Dockerfile give the same. --max-semi-space-size=16: a young generation of 2 × 16 MB,
 // V8's default (32 took 64 MB of RSS once traffic had grown it, for about a tenth less CPU per
 // request). --heap-growing-percent=50: a major collection once the old generation has grown by half
-// of what was live after the last one, not up to four times it: the peaks of the billing engine and
-// the deliverer came from garbage waiting for that. There is no limit on the heap's size.
+// of what was live after the last one; V8 otherwise lets it grow by up to four times (about twice
+// here), plus the young generation's size: the billing engine's and the deliverer's peaks were that
+// garbage. There is no limit on the heap's size.
 // Kopek always runs compiled (dist/). In a checkout whose sources are newer than the build (or that
 // was never built), it first builds with `npm run build`, which needs the dev dependencies; an
 // installation without sources (`npm ci --omit=dev` beside a built dist/) runs dist/ as it is.
