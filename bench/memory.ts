@@ -6,7 +6,7 @@
  * 1. `server`: `kopek serve` on PostgreSQL (a throw-away schema): idle after start, idle again after
  *    a warm-up of the create endpoints, then its peak under the load of `npm run bench`'s create
  *    scenarios (customers, payments, subscriptions; autocannon, BENCH_CONNECTIONS at full load for
- *    BENCH_DURATION s each);
+ *    BENCH_DURATION s each), idle BENCH_IDLE s after it, and once more BENCH_SETTLE s after it;
  * 2. `billing`: `kopek serve` on a store of BENCH_RENEWALS due subscriptions (default 100000, seeded
  *    as `npm run bench -- renewals` seeds them), from its start until every one is renewed (checked
  *    by SQL as the renewal benchmark checks it), and BENCH_IDLE s more;
@@ -17,11 +17,12 @@
  *    the server in 1.
  *
  * BENCH_MEMORY=server,billing,deliverer,embedded picks some (all by default); BENCH_NODE_FLAGS runs
- * the processes with other Node flags than the start script's (to try some); BENCH_IDLE is how long
- * a process is left idle before its idle RSS is read (s, default 10: V8 gives memory back some
- * seconds after allocation stops), BENCH_WARMUP the seconds of each create endpoint before the
- * second idle reading (default 5). It prints a table with each target met or missed and one
- * BENCH_JSON line, and writes bench/results/memory.json.
+ * the processes with other Node flags than the start script's (to try some). BENCH_IDLE is how long
+ * a process is left idle before an idle reading (s, default 10), BENCH_SETTLE how long after its load
+ * a server is read once more (s, default 120; 0 skips it: V8 gives back what traffic grew only after
+ * a minute or two), BENCH_WARMUP the seconds of each create endpoint before the second idle reading
+ * (default 5). It prints a table with each target met or missed and one BENCH_JSON line, and writes
+ * bench/results/memory.json.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -176,6 +177,7 @@ function measurement(
 
 interface Settings {
   idleSec: number;
+  settleSec: number;
   warmupSec: number;
   durationSec: number;
   connections: number;
@@ -319,6 +321,21 @@ async function measureServer(
     );
     const idle3 = await sampler.idle(settings.idleSec);
     out.push(measurement(part, 'idle after the load', 'idle', idle3.rssMb, idle3.status, targets.idleMb));
+    if (settings.settleSec > settings.idleSec) {
+      // V8 gives back what traffic grew only after some idle time: a minute or two, not seconds.
+      console.log(`  idle until ${settings.settleSec} s after the load…`);
+      const settled = await sampler.idle(settings.settleSec - settings.idleSec);
+      out.push(
+        measurement(
+          part,
+          `idle ${settings.settleSec} s after the load`,
+          'idle',
+          settled.rssMb,
+          settled.status,
+          targets.idleMb,
+        ),
+      );
+    }
     return out;
   } finally {
     await stopChild(child);
@@ -490,6 +507,7 @@ export async function runMemory(): Promise<number> {
     throw new Error(`BENCH_MEMORY: unknown ${unknown.join(', ')}; known: ${PARTS.join(', ')}`);
   const settings: Settings = {
     idleSec: one('BENCH_IDLE', 10, 1),
+    settleSec: one('BENCH_SETTLE', 120, 0),
     warmupSec: one('BENCH_WARMUP', 5, 0),
     durationSec: one('BENCH_DURATION', 10, 1),
     connections: one('BENCH_CONNECTIONS', 50, 1),
@@ -511,6 +529,7 @@ export async function runMemory(): Promise<number> {
   process.on('SIGTERM', () => stop(new Error('interrupted by SIGTERM')));
   const budgetSec =
     600 +
+    2 * settings.settleSec +
     settings.renewals / 200 +
     settings.webhooks / 200 +
     2 * 8 * (settings.durationSec + settings.warmupSec);
