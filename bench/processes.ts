@@ -36,10 +36,10 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * The Node flags `npm start` runs Kopek with (see package.json): both servers get them, so they run
- * as they would be run.
+ * The Node flags `npm start` runs Kopek with (read from package.json's start script): both servers
+ * and the benchmarks' workers get them, so they run as they would be run.
  */
-export const NODE_FLAGS = ['--max-semi-space-size=32'];
+export const NODE_FLAGS = startFlags();
 
 /**
  * Runs a TypeScript entry point of the repository in its own Node process, through tsx; `ipc` opens
@@ -52,7 +52,43 @@ export function startChild(
   nodeArgs: string[] = [],
   options: { ipc?: boolean } = {},
 ): Child {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', ...args], {
+  return spawnNode(name, [...NODE_FLAGS, ...nodeArgs, '--import', 'tsx', ...args], env, options);
+}
+
+/**
+ * The Node flags of `npm start`, read from package.json's start script (`node <flags> bin/kopek.js
+ * serve`), so that a process started as an operator starts it runs with the flags it would have.
+ */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const from = words.indexOf('node');
+  const to = words.indexOf('bin/kopek.js');
+  if (from < 0 || to < from)
+    throw new Error(`the start script is not "node <flags> bin/kopek.js …": ${pkg.scripts.start}`);
+  return words.slice(from + 1, to);
+}
+
+/**
+ * Runs `kopek <args>` as an operator runs it: compiled (bin/kopek.js, which runs dist/ and builds it
+ * first when the sources are newer), with the flags of `npm start`.
+ */
+export function startKopek(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  flags: string[] = startFlags(),
+): Child {
+  return spawnNode(name, [...flags, join(ROOT, 'bin', 'kopek.js'), ...args], env);
+}
+
+function spawnNode(
+  name: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  options: { ipc?: boolean } = {},
+): Child {
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env,
     stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
@@ -86,15 +122,16 @@ export function describeFailure(child: Child, what: string): Error {
   return new Error(`${child.name}: ${what}\n--- last output of ${child.name} ---\n${child.tail.join('\n')}`);
 }
 
-/** Runs a command to its end; rejects on a non-zero exit or when it takes longer than timeoutMs. */
+/** Runs a command to its end (through tsx, or as `start` starts it); rejects on a non-zero exit or when it takes longer than timeoutMs. */
 export async function runToEnd(
   name: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
   signal: AbortSignal,
+  start: (name: string, args: string[], env: NodeJS.ProcessEnv) => Child = startChild,
 ): Promise<string> {
-  const child = startChild(name, args, env);
+  const child = start(name, args, env);
   const kill = () => child.proc.kill('SIGKILL');
   const timer = setTimeout(kill, timeoutMs);
   signal.addEventListener('abort', kill, { once: true });

@@ -8,7 +8,8 @@
  * 0 skips it), BENCH_VERBOSE=1 to echo the servers' output, BENCH_PROFILE=1 to write the servers'
  * CPU profiles to bench/results/profiles/<server>/.
  * `npm run bench -- renewals` measures the billing engine instead: see bench/renewals.ts; and
- * `npm run bench -- webhooks` the delivery of notifications: see bench/webhooks.ts.
+ * `npm run bench -- webhooks` the delivery of notifications: see bench/webhooks.ts; and
+ * `npm run bench -- memory` the memory of Kopek's processes: see bench/memory.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { drive, type Figures, type LoadOptions } from './load.js';
+import { runMemory } from './memory.js';
 import { drivePaced } from './paced.js';
 import {
   type Child,
@@ -148,6 +150,11 @@ async function main(): Promise<number> {
   if (names.includes('renewals')) {
     if (names.length > 1) throw new Error('renewals runs on its own: npm run bench -- renewals');
     return runRenewals();
+  }
+  // And the memory of Kopek's processes (bench/memory.ts).
+  if (names.includes('memory')) {
+    if (names.length > 1) throw new Error('memory runs on its own: npm run bench -- memory');
+    return runMemory();
   }
   // So is webhook delivery (bench/webhooks.ts).
   if (names.includes('webhooks')) {

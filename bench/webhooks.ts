@@ -160,7 +160,7 @@ async function lapAll(workers: Child[]): Promise<DeliverLap[]> {
  * Waits until `n` notifications have arrived; fails when none arrives for `stallSec`, with what the
  * store says of the others.
  */
-async function awaitArrivals(
+export async function awaitArrivals(
   receiver: Receiver,
   n: number,
   url: string,
@@ -189,7 +189,7 @@ async function awaitArrivals(
 }
 
 /** Until no notification is pending in the store: the last outcomes are recorded after their arrival. */
-async function awaitRecorded(url: string, timeoutMs: number): Promise<number> {
+export async function awaitRecorded(url: string, timeoutMs: number): Promise<number> {
   const started = performance.now();
   return withClient(url, async (c) => {
     for (;;) {
@@ -212,7 +212,11 @@ export interface Verification {
  * Every notification of the store delivered exactly once: by SQL (delivered, one attempt, a 2xx) and
  * by the receiver (each arrived once, none it did not know, a subscription's in id order, signatures).
  */
-async function verifyDelivery(url: string, receiver: Receiver, expected: number): Promise<Verification> {
+export async function verifyDelivery(
+  url: string,
+  receiver: Receiver,
+  expected: number,
+): Promise<Verification> {
   return withClient(url, async (c) => {
     const { rows } = await c.query(
       `WITH per_event AS (

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { type DataDirLock, lockDataDir } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
-import { createPgliteDb } from '../db/pglite.js';
 import { createPostgresDb } from '../db/postgres.js';
 
 /**
@@ -22,6 +21,8 @@ export async function openDb(
   const lock = heldLock ?? (await lockDataDir(config.dataDir, { command: commandLine() }));
   let db: Db;
   try {
+    // Loaded only here: a process on PostgreSQL does not carry PGlite.
+    const { createPgliteDb } = await import('../db/pglite.js');
     db = await createPgliteDb(join(config.dataDir, 'pglite'));
   } catch (err) {
     lock.release();

@@ -18,6 +18,14 @@ export interface PgliteDb extends Db {
 }
 
 /**
+ * PostgreSQL's buffer cache inside PGlite. PGlite keeps PostgreSQL's default of 128 MB, and its
+ * WebAssembly memory holds all of it from the start: the embedded server sat at 420 MB idle. The
+ * data files are read through the operating system, whose page cache keeps them too, so a smaller
+ * cache costs copies, not disk reads; durability does not depend on it (docs/performance.md, Memory).
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+/**
  * The embedded store: PGlite in a directory (or in memory when dir is undefined), its files readable
  * by this user only. One connection; PGlite queues queries, and a transaction holds the connection
  * until it ends.
@@ -31,6 +39,9 @@ export async function createPgliteDb(
     ...(dir !== undefined ? { fs: new PrivateNodeFS(dir) } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { 20: (v: string) => Number(v), 1700: (v: string) => Number(v) },
+    // PGlite's own parameters kept, one added: a command-line setting wins over postgresql.conf,
+    // so a data directory made before this setting gets it too.
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   });
   const query = async (s: Statement) => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
   // In memory, and exact: the data directory's lock (data-dir-lock.ts) lets one process open it, so

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AddOptions, Counter, LimitStore } from './store.js';
 
 /**
@@ -42,14 +42,21 @@ export interface RedisLimitOptions {
 }
 
 export function redisLimitStore(url: string, { prefix }: RedisLimitOptions): LimitStore {
-  const redis = new Redis(url, {
-    // A request waits for a lost Redis at most once around, rather than for minutes of reconnecting.
-    maxRetriesPerRequest: 1,
-    connectTimeout: 5_000,
-    lazyConnect: true,
-  });
-  // Errors reach the caller of each command; the client's own event would otherwise crash the process.
-  redis.on('error', () => {});
+  // The client (and ioredis itself) is loaded with the first command: a process that never counts in
+  // Redis does not carry it.
+  let client: Promise<Redis> | undefined;
+  const redis = () =>
+    (client ??= import('ioredis').then(({ Redis }) => {
+      const r = new Redis(url, {
+        // A request waits for a lost Redis at most once around, rather than for minutes of reconnecting.
+        maxRetriesPerRequest: 1,
+        connectTimeout: 5_000,
+        lazyConnect: true,
+      });
+      // Errors reach the caller of each command; the client's own event would otherwise crash the process.
+      r.on('error', () => {});
+      return r;
+    }));
   const run = scriptRunner(redis);
   return {
     kind: 'redis',
@@ -65,7 +72,7 @@ export function redisLimitStore(url: string, { prefix }: RedisLimitOptions): Lim
       return { hits: Number(hits), resetsMs: Number(resets) };
     },
     async read(key, now) {
-      const [h, r] = await redis.hmget(prefix + key, 'h', 'r');
+      const [h, r] = await (await redis()).hmget(prefix + key, 'h', 'r');
       const hits = Number(h);
       const resetsMs = Number(r);
       if (h === null || r === null || !(resetsMs > now.getTime()) || !(hits > 0)) return undefined;
@@ -75,20 +82,22 @@ export function redisLimitStore(url: string, { prefix }: RedisLimitOptions): Lim
       await run(TAKE_BACK, prefix + key, [n]);
     },
     async forget(key) {
-      await redis.del(prefix + key);
+      await (await redis()).del(prefix + key);
     },
     async close() {
-      if (redis.status === 'wait' || redis.status === 'end') {
-        redis.disconnect();
+      if (client === undefined) return;
+      const r = await client;
+      if (r.status === 'wait' || r.status === 'end') {
+        r.disconnect();
         return;
       }
-      await redis.quit().catch(() => redis.disconnect());
+      await r.quit().catch(() => r.disconnect());
     },
   };
 }
 
 /** Runs a script by its digest, loading it once when Redis does not know it yet. */
-function scriptRunner(redis: Redis) {
+function scriptRunner(client: () => Promise<Redis>) {
   const digests = new Map<string, string>();
   return async (script: string, key: string, args: (string | number)[]): Promise<unknown> => {
     let sha = digests.get(script);
@@ -96,6 +105,7 @@ function scriptRunner(redis: Redis) {
       sha = createHash('sha1').update(script).digest('hex');
       digests.set(script, sha);
     }
+    const redis = await client();
     try {
       return await redis.evalsha(sha, 1, key, ...args);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { oneLine } from './render.js';
 
 /** One e-mail as it leaves Kopek. */
@@ -26,18 +26,28 @@ export interface MailSender {
  * taken over by another instance.
  */
 export function smtpSender(url: string, from: string): MailSender {
-  const transport = createTransport({
-    url,
-    pool: true,
-    maxConnections: 5,
-    connectionTimeout: 30_000,
-    greetingTimeout: 30_000,
-    socketTimeout: 60_000,
-  });
+  // The transport (and nodemailer itself) is loaded with the first e-mail sent: a process that sends
+  // none, or runs without SMTP_URL, does not carry it.
+  let transport: Promise<Transporter> | undefined;
+  let closed = false;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) => {
+      const t = createTransport({
+        url,
+        pool: true,
+        maxConnections: 5,
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
+      });
+      // Closed while it was loading: it opens no connection that nothing would close.
+      if (closed) t.close();
+      return t;
+    }));
   const domain = from.slice(from.lastIndexOf('@') + 1);
   return {
     async send(mail) {
-      await transport.sendMail({
+      await (await open()).sendMail({
         from: { name: oneLine(mail.fromName, 100), address: from },
         to: mail.to,
         ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
@@ -49,7 +59,8 @@ export function smtpSender(url: string, from: string): MailSender {
       });
     },
     close() {
-      transport.close();
+      closed = true;
+      void transport?.then((t) => t.close());
     },
   };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
 import { holdTransaction } from '../../src/db/held.js';
+import { PGLITE_SHARED_BUFFERS } from '../../src/db/pglite.js';
 import { createPostgresDb, retryTransient, TRANSIENT_ATTEMPTS } from '../../src/db/postgres.js';
 import { sharedStoreUrl } from '../fresh-store.js';
 import { openTestDb } from '../harness.js';
@@ -372,4 +373,15 @@ describe('retryTransient', () => {
     await expect(retryTransient(unique.work)).rejects.toMatchObject({ code: '23505' });
     expect(unique.calls()).toBe(1);
   });
+});
+
+describe('the embedded store', () => {
+  it.runIf(sharedStoreUrl() === undefined)(
+    'runs PostgreSQL with a 32 MB buffer cache, not the 128 MB default its memory would hold',
+    async () => {
+      const [row] = await db.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(row?.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
+      expect(PGLITE_SHARED_BUFFERS).toBe('32MB');
+    },
+  );
 });
