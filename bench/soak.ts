@@ -24,7 +24,7 @@
  * SOAK_PG_CLUSTER (the cluster of that server that is restarted, `15/main`: `pg_ctlcluster` names),
  * BENCH_VERBOSE=1 echoes the instances' output.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { installInvariants, leftOpen, violations } from '../test/model/invariants.js';
-import { type Child, freePort, NODE_FLAGS, ROOT, waitForHealth } from './processes.js';
+import { type Child, freePort, ROOT, startKopek, waitForHealth } from './processes.js';
 
 const CI = process.argv.includes('--ci');
 
@@ -109,38 +109,8 @@ interface Instance {
 
 const unexpectedExits: string[] = [];
 
-/** `kopek …` as an operator runs it: `node bin/kopek.js`, which runs the build (dist/). */
-function kopek(args: string[], env: NodeJS.ProcessEnv, name: string): Child {
-  const proc = spawn(process.execPath, [...NODE_FLAGS, join(ROOT, 'bin/kopek.js'), ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      tail.push(line);
-      if (tail.length > 40) tail.shift();
-      if (process.env.BENCH_VERBOSE) console.error(`[${name}] ${line}`);
-    }
-  };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
-  const exited = new Promise<number | string>((resolve) => {
-    proc.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-    proc.once('error', (err) => resolve(err.message));
-  });
-  children.add(proc);
-  void exited.then(() => children.delete(proc));
-  return { name, proc, tail, exited };
-}
-
-/** Every process the soak started: killed on any way out. */
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-});
+/** `kopek …` as an operator runs it (processes.ts: startKopek, with the flags of `npm start`). */
+const kopek = (args: string[], env: NodeJS.ProcessEnv, name: string): Child => startKopek(name, args, env);
 
 async function startInstance(inst: Instance, env: NodeJS.ProcessEnv): Promise<void> {
   inst.killed = false;
