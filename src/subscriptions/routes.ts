@@ -8,13 +8,9 @@ import { page } from '../http/pagination.js';
 import { errorResponses, FreeObject, IdParams, Nullable, TrackingId } from '../http/schemas.js';
 import { PlanInput, PlanSchema } from '../plans/index.js';
 import { CancelInput } from './input.js';
+import { getSubscription, listSubscriptionsOfShop } from './read.js';
 import { SUBSCRIPTION_STATES } from './repository.js';
-import {
-  cancelSubscription,
-  createSubscription,
-  getSubscription,
-  listSubscriptionsOfShop,
-} from './service.js';
+import { cancelSubscription, createSubscription } from './service.js';
 
 const Str = Type.String();
 const CardSchema = Type.Object(
