@@ -131,11 +131,9 @@ export async function releaseVerification(ctx: Ctx, answer: TransactionAnswer, s
       { idempotencyKey: `kopek-verification-void:${answer.uid}` },
     );
   } catch (err) {
-    if (
-      err instanceof ApiError &&
-      (err.message === ALREADY_VOIDED || JSON.stringify(err.errors).includes(ALREADY_VOIDED))
-    )
-      return;
+    // In process and over HTTP alike, the refusal names it in `base`.
+    const base = err instanceof ApiError ? err.errors.base : undefined;
+    if (Array.isArray(base) && base.includes(ALREADY_VOIDED)) return;
     ctx.log.error(
       { err, subscription: subscriptionId, uid: answer.uid },
       'the authorization of a card verification could not be released; it lapses at the acquirer',
