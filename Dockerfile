@@ -27,4 +27,4 @@ USER 1000:1000
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/cli.js", "serve"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "--expose-gc", "dist/cli.js", "serve"]

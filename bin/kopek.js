@@ -1,11 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50
+#!/usr/bin/env -S node --max-semi-space-size=16 --heap-growing-percent=50 --expose-gc
 // The flags bound the memory a Kopek process holds (docs/performance.md, Memory); package.json's start
 // script and the Dockerfile give the same. --max-semi-space-size=16: a young generation of 2 × 16 MB,
 // V8's default (32 took 64 MB of RSS once traffic had grown it, for about a tenth less CPU per
 // request). --heap-growing-percent=50: a major collection once the old generation has grown by half
 // of what was live after the last one; V8 otherwise lets it grow by up to four times (about twice
 // here), plus the young generation's size: the billing engine's and the deliverer's peaks were that
-// garbage. There is no limit on the heap's size.
+// garbage. There is no limit on the heap's size. --expose-gc: a serving process that has gone quiet
+// runs one full collection to give back what start-up or its last burst left (src/compose/idle-memory.ts).
 // Kopek always runs compiled (dist/). In a checkout whose sources are newer than the build (or that
 // was never built), it first builds with `npm run build`, which needs the dev dependencies; an
 // installation without sources (`npm ci --omit=dev` beside a built dist/) runs dist/ as it is.

@@ -4,6 +4,7 @@
  * only what is the process's own business around it: the control socket, signals and the banner.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { Counter } from 'prom-client';
 import { billingMetrics, startBilling } from '../billing/scheduler.js';
 import { startCabinetPurge } from '../cabinet/sessions.js';
 import { startCheckoutExpirySweep } from '../checkout/expiry.js';
@@ -21,6 +22,7 @@ import { notificationMetrics, startDelivery } from '../notifications/scheduler.j
 import { closeSigner } from '../notifications/signer.js';
 import { DeliveryWake, wakingStore } from '../notifications/wake.js';
 import { type App, buildApp } from './app.js';
+import { idleCompactor, processProbe } from './idle-memory.js';
 import { buildServices, createLogger } from './services.js';
 
 export { createLogger } from './services.js';
@@ -105,7 +107,11 @@ export async function serveRuntime(
   const stopDelivery = config.notifications
     ? startDelivery(deps, config.notifyIntervalMs, notificationMetrics(app.metrics, deps), wake)
     : undefined;
+  const stopCompactor = idleCompactor(processProbe(app.server), {
+    onCompaction: compactionMetric(app.metrics),
+  }).start();
   const stop = async () => {
+    stopCompactor();
     stopSweep();
     stopPurge();
     stopExpiry();
@@ -123,4 +129,14 @@ export async function serveRuntime(
     await db.close();
   };
   return { ...(metrics ? { metricsPort: metrics.port } : {}), stop };
+}
+
+/** Counts the idle compactions (idle-memory.ts). */
+function compactionMetric(registry: App['metrics']): () => void {
+  const count = new Counter({
+    name: 'kopek_idle_compactions_total',
+    help: 'Full garbage collections run because the process had been idle for a while and had grown',
+    registers: [registry],
+  });
+  return () => count.inc();
 }
