@@ -24,6 +24,8 @@ const FACED_FEATURES = [
   'plans',
   'notifications',
   'mail',
+  'shops',
+  'subscriptions',
 ];
 const FACED = FACED_FEATURES.join('|');
 

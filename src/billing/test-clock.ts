@@ -7,7 +7,7 @@ import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/expiry.js';
 import type { KeyedRequest, Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
-import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
+import { findShopRow, moveShopClock, type ShopRow } from '../shops/index.js';
 import { type BillingSummary, billDue, emptySummary, LEASE_MS } from './renew.js';
 import { nextCancelledAttemptOfShop, nextDueOfShop } from './repository.js';
 import { advanceTarget } from './test-clock-input.js';

@@ -5,13 +5,17 @@ import type { Db, Queryable, Tx } from '../db/db.js';
 import { eventInsert } from '../notifications/index.js';
 import { every } from '../periodic.js';
 import { findPlans, toPlan } from '../plans/index.js';
-import { shopById } from '../shops/service.js';
-import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from '../subscriptions/hosted-pages.js';
-import { lockSubscription } from '../subscriptions/repository.js';
-import { rulesFor } from '../subscriptions/rules.js';
-import { applyTransition, changedRow } from '../subscriptions/state.js';
-import { transition } from '../subscriptions/transitions.js';
-import { toSubscription } from '../subscriptions/view.js';
+import { shopById } from '../shops/index.js';
+import {
+  applyTransition,
+  changedRow,
+  claimExpiredCheckouts,
+  lockSubscription,
+  rulesFor,
+  toSubscription,
+  transition,
+  UNANNOUNCED_PAGE,
+} from '../subscriptions/index.js';
 import { claimExpiredCtps, EXPIRED_MESSAGE, UNANNOUNCED_CTP } from './api/repository.js';
 import { ctpExpiryAnnouncement } from './api/service.js';
 
