@@ -26,6 +26,10 @@ const FACED_FEATURES = [
   'mail',
   'shops',
   'subscriptions',
+  'gateway',
+  'billing',
+  'checkout',
+  'proofs',
 ];
 const FACED = FACED_FEATURES.join('|');
 

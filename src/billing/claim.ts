@@ -12,15 +12,15 @@ import type { Services } from '../context.js';
 import { type Ctx, shopCtx } from '../context.js';
 import type { Db, Statement, Tx } from '../db/db.js';
 import { dbWithin } from '../db/held.js';
-import type { PlannedPayment } from '../gateway/client.js';
+import type { PlannedPayment } from '../gateway/index.js';
 import { toPlan } from '../plans/index.js';
 import { shopsByIds } from '../shops/index.js';
-import type { SubscriptionRow } from '../subscriptions/index.js';
 import {
   type Applied,
   changeInstant,
   type Happened,
   rulesFor,
+  type SubscriptionRow,
   transition,
   transitionsStatements,
   whenDue,

@@ -1,12 +1,12 @@
 import { lockPendingAttempts, outcomeOf, plannedEventOf } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
-import type { PlannedPayment } from '../gateway/client.js';
-import type { SubscriptionRow } from '../subscriptions/index.js';
+import type { PlannedPayment } from '../gateway/index.js';
 import {
   type Applied,
   changeInstant,
   type Happened,
   rulesFor,
+  type SubscriptionRow,
   transition,
   transitionsStatements,
 } from '../subscriptions/index.js';

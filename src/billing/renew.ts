@@ -12,11 +12,11 @@ import {
 import { type Ctx, type Services, type Shop, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { shopById } from '../shops/index.js';
-import type { SubscriptionRow } from '../subscriptions/index.js';
 import {
   applyTransition,
   changeInstant,
   rulesFor,
+  type SubscriptionRow,
   subscriptionSubject,
   transition,
 } from '../subscriptions/index.js';

@@ -3,7 +3,7 @@
  * it runs, in order, everything of the shop that falls due on the way, so a year of monthly billing
  * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
  */
-import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/expiry.js';
+import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/index.js';
 import type { KeyedRequest, Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';

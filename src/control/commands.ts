@@ -1,4 +1,4 @@
-import { type BillingSummary, billDue } from '../billing/renew.js';
+import { type BillingSummary, billDue } from '../billing/index.js';
 import { MasterKeyError } from '../crypto/keyring.js';
 import { migrate, schemaState } from '../db/migrate.js';
 import {

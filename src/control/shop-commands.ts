@@ -7,7 +7,7 @@ import {
   advanceTestClock,
   readTestClock,
   type TestClockView,
-} from '../billing/test-clock.js';
+} from '../billing/index.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
 import {
   changeShopSettings,

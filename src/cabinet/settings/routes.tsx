@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { advanceTestClock, readTestClock } from '../../billing/test-clock.js';
+import { advanceTestClock, readTestClock } from '../../billing/index.js';
 import type { Services } from '../../context.js';
 import { ApiError, type ErrorTree } from '../../core/errors.js';
 import { sendPage } from '../../pages/render.js';

@@ -5,11 +5,11 @@ import { ApiError } from '../../core/errors.js';
 import { fill } from '../../pages/lang.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import type { Subscription } from '../../subscriptions/index.js';
 import {
   cancelSubscription,
   getSubscription,
   SUBSCRIPTION_STATES,
+  type Subscription,
   type SubscriptionState,
 } from '../../subscriptions/index.js';
 import { cabinetOf } from '../context.js';

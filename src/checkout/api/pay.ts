@@ -4,14 +4,14 @@ import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
 import { Fields, isEmail } from '../../core/rules.js';
 import { dbWithin } from '../../db/held.js';
-import { PROCESSED } from '../../gateway/answer.js';
 import {
   type ChargeRequest,
   type GatewayClient,
   GatewayTimeout,
   gatewayClient,
+  PROCESSED,
   type TransactionAnswer,
-} from '../../gateway/client.js';
+} from '../../gateway/index.js';
 import { checkoutUrl } from '../../pages/checkout-url.js';
 import { shopById } from '../../shops/index.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';

@@ -1,9 +1,13 @@
 import { sendCharge } from '../../charging/index.js';
 import { type Ctx, type Services, type Shop, shopCtx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
-import { type ChargeRequest, gatewayClient, type TransactionAnswer } from '../../gateway/client.js';
-import { parseCharge } from '../../gateway/input.js';
-import { completeThreeDSecure } from '../../gateway/three-ds.js';
+import {
+  type ChargeRequest,
+  completeThreeDSecure,
+  gatewayClient,
+  parseCharge,
+  type TransactionAnswer,
+} from '../../gateway/index.js';
 import { isId } from '../../ids.js';
 import type { ProductRow } from '../../products/index.js';
 import { shopById } from '../../shops/index.js';
