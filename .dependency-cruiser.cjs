@@ -24,6 +24,12 @@ const FACED_FEATURES = [
   'plans',
   'notifications',
   'mail',
+  'shops',
+  'subscriptions',
+  'gateway',
+  'billing',
+  'checkout',
+  'proofs',
 ];
 const FACED = FACED_FEATURES.join('|');
 

@@ -12,14 +12,21 @@ import type { Services } from '../context.js';
 import { type Ctx, shopCtx } from '../context.js';
 import type { Db, Statement, Tx } from '../db/db.js';
 import { dbWithin } from '../db/held.js';
-import type { PlannedPayment } from '../gateway/client.js';
+import type { PlannedPayment } from '../gateway/index.js';
 import { toPlan } from '../plans/index.js';
-import { toShop } from '../shops/repository.js';
-import type { SubscriptionRow } from '../subscriptions/repository.js';
-import { rulesFor } from '../subscriptions/rules.js';
-import { type Applied, changeInstant, transitionsStatements, withChange } from '../subscriptions/state.js';
-import { type Happened, transition, whenDue } from '../subscriptions/transitions.js';
-import { customersByIds, lastAttempts, lockDue, openAttempts, plansByIds, shopsByIds } from './repository.js';
+import { shopsByIds } from '../shops/index.js';
+import {
+  type Applied,
+  changeInstant,
+  type Happened,
+  rulesFor,
+  type SubscriptionRow,
+  transition,
+  transitionsStatements,
+  whenDue,
+  withChange,
+} from '../subscriptions/index.js';
+import { customersByIds, lastAttempts, lockDue, openAttempts, plansByIds } from './repository.js';
 import { type BillingSummary, LEASE_MS, type Work } from './work.js';
 
 const SET_ASIDE_MS = 24 * 3600_000;
@@ -42,10 +49,9 @@ export function claimBatch(
     if (due.length === 0) return undefined;
     const ids = due.map((s) => s.id);
     const plans = await plansByIds(tx, [...new Set(due.map((s) => s.plan_id))]);
-    const shops = await shopsByIds(tx, [...new Set(due.map((s) => s.shop_id))]);
+    const shopById = await shopsByIds(tx, [...new Set(due.map((s) => s.shop_id))]);
     const open = await openAttempts(tx, ids);
     const planById = new Map(plans.map((p) => [p.id, toPlan(p)]));
-    const shopById = new Map(shops.map((s) => [s.id, toShop(s)]));
     const openBySub = new Map(open.map((c) => [c.subscription_id, c]));
     const wanted = due.flatMap((sub) => {
       const plan = planById.get(sub.plan_id);

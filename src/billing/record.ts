@@ -1,10 +1,15 @@
 import { lockPendingAttempts, outcomeOf, plannedEventOf } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
-import type { PlannedPayment } from '../gateway/client.js';
-import type { SubscriptionRow } from '../subscriptions/repository.js';
-import { rulesFor } from '../subscriptions/rules.js';
-import { type Applied, changeInstant, transitionsStatements } from '../subscriptions/state.js';
-import { type Happened, transition } from '../subscriptions/transitions.js';
+import type { PlannedPayment } from '../gateway/index.js';
+import {
+  type Applied,
+  changeInstant,
+  type Happened,
+  rulesFor,
+  type SubscriptionRow,
+  transition,
+  transitionsStatements,
+} from '../subscriptions/index.js';
 import { customersOf } from './claim.js';
 import { LEASE_LOST, LEASE_MS, type Work } from './work.js';
 

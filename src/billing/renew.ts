@@ -11,12 +11,15 @@ import {
 } from '../charging/index.js';
 import { type Ctx, type Services, type Shop, shopCtx } from '../context.js';
 import type { Tx } from '../db/db.js';
-import { shopById } from '../shops/service.js';
-import type { SubscriptionRow } from '../subscriptions/repository.js';
-import { rulesFor } from '../subscriptions/rules.js';
-import { applyTransition, changeInstant } from '../subscriptions/state.js';
-import { subscriptionSubject } from '../subscriptions/subject.js';
-import { transition } from '../subscriptions/transitions.js';
+import { shopById } from '../shops/index.js';
+import {
+  applyTransition,
+  changeInstant,
+  rulesFor,
+  type SubscriptionRow,
+  subscriptionSubject,
+  transition,
+} from '../subscriptions/index.js';
 import { claimBatch } from './claim.js';
 import { ctxOf, type Planned, recordPlanned } from './record.js';
 import { cancelledOpenAttempts } from './repository.js';

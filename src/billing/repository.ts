@@ -2,8 +2,7 @@ import type { ChargeRow } from '../charging/index.js';
 import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Tx } from '../db/db.js';
 import type { PlanRow } from '../plans/index.js';
-import type { ShopRow } from '../shops/repository.js';
-import type { SubscriptionRow } from '../subscriptions/repository.js';
+import type { SubscriptionRow } from '../subscriptions/index.js';
 
 /**
  * The scheduler's questions to the store. The subscriptions table is the queue: a subscription is
@@ -34,10 +33,6 @@ export function lockDue(tx: Tx, now: Date, limit: number, shopId?: number): Prom
 
 export function plansByIds(db: Queryable, ids: string[]): Promise<PlanRow[]> {
   return db.query<PlanRow>('SELECT * FROM plans WHERE id = ANY($1::text[])', [ids]);
-}
-
-export function shopsByIds(db: Queryable, ids: number[]): Promise<ShopRow[]> {
-  return db.query<ShopRow>('SELECT * FROM shops WHERE id = ANY($1::int[])', [ids]);
 }
 
 /**

@@ -3,11 +3,11 @@
  * it runs, in order, everything of the shop that falls due on the way, so a year of monthly billing
  * is tested in one call. The same verbs serve `GET/POST /test_clock` and `kopek clock`.
  */
-import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/expiry.js';
-import type { KeyedRequest, Services } from '../context.js';
+import { nextExpiryOfShop, sweepExpiredCheckouts } from '../checkout/index.js';
+import type { KeyedRequest, Services, Shop } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { Queryable } from '../db/db.js';
-import { findShopRow, moveShopClock, type ShopRow } from '../shops/repository.js';
+import { moveShopClock, shopById } from '../shops/index.js';
 import { type BillingSummary, billDue, emptySummary, LEASE_MS } from './renew.js';
 import { nextCancelledAttemptOfShop, nextDueOfShop } from './repository.js';
 import { advanceTarget } from './test-clock-input.js';
@@ -44,11 +44,11 @@ export const TestClockMsg = {
   busy: "Another billing run holds this shop's subscriptions; try again",
 } as const;
 
-/** The shop's row, when it is a test shop; the contract's 404 otherwise (live or unknown). */
-async function testShop(db: Queryable, shopId: number): Promise<ShopRow> {
-  const row = await findShopRow(db, shopId);
-  if (!row?.test) throw ApiError.notFound(TestClockMsg.liveShop);
-  return row;
+/** The shop, when it is a test shop; the contract's 404 otherwise (live or unknown). */
+async function testShop(db: Queryable, shopId: number): Promise<Shop> {
+  const shop = await shopById(db, shopId);
+  if (!shop?.test) throw ApiError.notFound(TestClockMsg.liveShop);
+  return shop;
 }
 
 function view(services: Services, offsetMs: number, timeZone: string): TestClockView {
@@ -61,7 +61,7 @@ function view(services: Services, offsetMs: number, timeZone: string): TestClock
 
 export async function readTestClock(services: Services, shopId: number): Promise<TestClockView> {
   const shop = await testShop(services.db, shopId);
-  return view(services, shop.clock_offset_ms, shop.time_zone);
+  return view(services, shop.clockOffsetMs, shop.timeZone);
 }
 
 function add(total: BillingSummary, run: BillingSummary): void {
@@ -95,13 +95,13 @@ export async function advanceTestClock(
   // A keyed advance retried after its first run stopped keeps that run's start and target: a `by`
   // is never added twice.
   const resumed = keyed?.resource;
-  let from = new Date(realNow() + shop.clock_offset_ms);
+  let from = new Date(realNow() + shop.clockOffsetMs);
   let target: number;
   if (typeof resumed?.from === 'string' && typeof resumed.to === 'string') {
     from = new Date(resumed.from);
     target = Date.parse(resumed.to);
   } else {
-    target = advanceTarget(input, from, shop.time_zone).getTime();
+    target = advanceTarget(input, from, shop.timeZone).getTime();
     if (keyed) {
       const resource = { from: from.toISOString(), to: new Date(target).toISOString() };
       await services.db.query(keyed.advance('started', resource));
@@ -119,7 +119,7 @@ export async function advanceTestClock(
     );
     if (due === undefined || due > target) break;
     if (total.runs >= MAX_RUNS) {
-      const offset = (await testShop(services.db, shopId)).clock_offset_ms;
+      const offset = (await testShop(services.db, shopId)).clockOffsetMs;
       const at = new Date(realNow() + offset).toISOString();
       throw ApiError.validation({ base: [TestClockMsg.tooManyRuns(MAX_RUNS, at)] });
     }
@@ -139,7 +139,7 @@ export async function advanceTestClock(
   }
   const offset = await moveShopClock(services.db, shopId, target - realNow());
   return {
-    test_clock: view(services, offset, shop.time_zone),
+    test_clock: view(services, offset, shop.timeZone),
     advanced_from: from.toISOString(),
     billing: total,
     expired_checkouts: expiredCheckouts,

@@ -1,7 +1,6 @@
+import type { Shop } from '../context.js';
 import type { Plan } from '../plans/index.js';
-import type { Shop } from '../shops/repository.js';
-import type { SubscriptionRow } from '../subscriptions/repository.js';
-import { CHARGE_LEASE_MS } from '../subscriptions/schedule.js';
+import { CHARGE_LEASE_MS, type SubscriptionRow } from '../subscriptions/index.js';
 
 /** How long a claimed attempt keeps others off before it is looked at again (resolved by query). */
 export const LEASE_MS = CHARGE_LEASE_MS;

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Shop } from '../context.js';
 import { type PageLang, pageLang } from '../pages/lang.js';
-import { findShopRow, type Shop, toShop } from '../shops/repository.js';
+import { shopById } from '../shops/index.js';
 import { findSession } from './sessions.js';
 
 /** What every cabinet page knows: whose cabinet it is, in which language, and the forms' CSRF token. */
@@ -51,8 +52,7 @@ export async function requireSession(request: FastifyRequest, reply: FastifyRepl
   const { db, clock } = request.server.services;
   const token = request.cookies[SESSION_COOKIE];
   const session = token ? await findSession(db, token, clock.now()) : undefined;
-  const row = session ? await findShopRow(db, session.shopId) : undefined;
-  const shop = row ? toShop(row) : undefined;
+  const shop = session ? await shopById(db, session.shopId) : undefined;
   if (!session || !shop) {
     const next = request.method === 'GET' ? request.url : '/cabinet';
     const ended = token ? '&ended=1' : '';

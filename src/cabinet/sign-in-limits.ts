@@ -1,5 +1,5 @@
 import type { LimitStore } from '../limits/store.js';
-import { MAX_SHOP_ID } from '../shops/repository.js';
+import { MAX_SHOP_ID } from '../shops/index.js';
 
 /**
  * How many wrong keys the cabinet's sign-in form takes, counted in the limit store that every

@@ -1,5 +1,5 @@
 import type { ApiError } from '../core/errors.js';
-import type { TransactionAnswer } from '../gateway/client.js';
+import type { TransactionAnswer } from '../gateway/index.js';
 
 /**
  * What a gateway answer means for a charge attempt: the one place where an answer, a refusal or a

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.js';
 import type { Tx } from '../db/db.js';
-import type { ChargeRequest, PlannedPayment } from '../gateway/client.js';
+import type { ChargeRequest, PlannedPayment } from '../gateway/index.js';
 import { type ChargeEvent, eventOf, outcomeWord, plannedEventOf, type Sent } from './answers.js';
 import { lockOpenCharge } from './repository.js';
 import { type ChargeKind, chargeGatewayKey, chargeTrackingId } from './requests.js';

@@ -1,5 +1,5 @@
 import type { CardInput } from '../cards/index.js';
-import type { AvsCvcRequest, CardRequest, ChargeRequest } from '../gateway/client.js';
+import type { AvsCvcRequest, CardRequest, ChargeRequest } from '../gateway/index.js';
 import type { Plan } from '../plans/index.js';
 
 /**

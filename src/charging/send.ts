@@ -1,15 +1,15 @@
 import type { Ctx } from '../context.js';
 import { ApiError } from '../core/errors.js';
-import type { KnownCards } from '../gateway/card-source.js';
 import {
   ALREADY_VOIDED,
   type ChargeRequest,
   GatewayInFlight,
   GatewayTimeout,
   gatewayClient,
+  type KnownCards,
   type PlannedPayment,
   type TransactionAnswer,
-} from '../gateway/client.js';
+} from '../gateway/index.js';
 import type { Sent } from './answers.js';
 
 /**

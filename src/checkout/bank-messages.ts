@@ -1,5 +1,4 @@
-import { AcquirerMsg } from '../gateway/acquirer.js';
-import { ChargeMsg } from '../gateway/charge.js';
+import { AcquirerMsg, ChargeMsg } from '../gateway/index.js';
 import type { PageLang } from '../pages/lang.js';
 
 /**

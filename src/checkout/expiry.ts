@@ -4,14 +4,7 @@ import type { Config } from '../config.js';
 import type { Db, Queryable, Tx } from '../db/db.js';
 import { eventInsert } from '../notifications/index.js';
 import { every } from '../periodic.js';
-import { findPlans, toPlan } from '../plans/index.js';
-import { shopById } from '../shops/service.js';
-import { claimExpiredCheckouts, UNANNOUNCED_PAGE } from '../subscriptions/hosted-pages.js';
-import { lockSubscription } from '../subscriptions/repository.js';
-import { rulesFor } from '../subscriptions/rules.js';
-import { applyTransition, changedRow } from '../subscriptions/state.js';
-import { transition } from '../subscriptions/transitions.js';
-import { toSubscription } from '../subscriptions/view.js';
+import { announceExpiredPages, UNANNOUNCED_PAGE } from '../subscriptions/index.js';
 import { claimExpiredCtps, EXPIRED_MESSAGE, UNANNOUNCED_CTP } from './api/repository.js';
 import { ctpExpiryAnnouncement } from './api/service.js';
 
@@ -27,46 +20,6 @@ import { ctpExpiryAnnouncement } from './api/service.js';
 const BATCH = 100;
 
 export type SweepDeps = { db: Db; clock: Clock; config: Pick<Config, 'checkoutUrl'> };
-
-async function announceSubscriptionPages(tx: Tx, realNow: Date, shopId?: number): Promise<number> {
-  const rows = await claimExpiredCheckouts(tx, realNow, BATCH, shopId);
-  for (const checkout of rows) {
-    if (!checkout.subscription_id) continue;
-    const sub = await lockSubscription(tx, checkout.shop_id, checkout.subscription_id);
-    // Only a subscription still waiting for its card is told about: a cancelled one closed its page.
-    if (sub?.state !== 'redirecting' || sub.card_token || sub.cancelled_at) continue;
-    const [planRow] = await findPlans(tx, checkout.shop_id, [sub.plan_id]);
-    const plan = planRow && toPlan(planRow);
-    // Nobody will pay it now: the subscription ends (canceled), at the page's expiry on its shop's clock.
-    const shop = await shopById(tx, checkout.shop_id);
-    if (!shop) continue;
-    const rules = rulesFor(shop);
-    const ended = transition(sub, plan, { kind: 'checkout_expired' }, checkout.expires_at, rules);
-    const view = toSubscription({
-      row: changedRow(sub, ended, checkout.expires_at),
-      plan,
-      customer: undefined,
-      checkout: undefined,
-    });
-    const event = 'checkout_expired.subscription';
-    const s = eventInsert({
-      shopId: sub.shop_id,
-      resourceType: 'subscription',
-      resourceId: sub.id,
-      event,
-      payload: {
-        ...view,
-        event,
-        checkout: { token: checkout.token, expired: true, message: EXPIRED_MESSAGE },
-      },
-      url: sub.notification_url,
-      now: checkout.expires_at,
-    });
-    await tx.query(s);
-    await applyTransition(tx, sub, plan, ended, checkout.expires_at);
-  }
-  return rows.length;
-}
 
 async function announceCtps(tx: Tx, deps: SweepDeps, realNow: Date, shopId?: number): Promise<number> {
   const rows = await claimExpiredCtps(tx, realNow, BATCH, shopId);
@@ -86,7 +39,7 @@ export async function sweepExpiredCheckouts(deps: SweepDeps, shopId?: number): P
   for (;;) {
     const realNow = deps.clock.now();
     const n = await deps.db.tx(async (tx) => {
-      const pages = await announceSubscriptionPages(tx, realNow, shopId);
+      const pages = await announceExpiredPages(tx, realNow, BATCH, EXPIRED_MESSAGE, shopId);
       const ctps = await announceCtps(tx, deps, realNow, shopId);
       return pages + ctps;
     });

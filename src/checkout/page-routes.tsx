@@ -6,13 +6,13 @@ import { buyerLang } from '../pages/language-switch.js';
 import { hostedProblemPage } from '../pages/problem.js';
 import { sendPage } from '../pages/render.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
-import { findShopRow } from '../shops/repository.js';
+import { shopById } from '../shops/index.js';
 import {
+  findSubscription,
   loadSubscriptionCheckout,
   paySubscriptionCheckout,
   type SubscriptionCheckout,
-} from '../subscriptions/hosted-payment.js';
-import { findSubscription } from '../subscriptions/repository.js';
+} from '../subscriptions/index.js';
 import { CtpFormPage, ctpLang, ctpOpen, ctpResult } from './api/page.js';
 import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js';
 import { answering, waitForFirst } from './first-post.js';
@@ -46,7 +46,7 @@ async function load(services: Services, token: unknown): Promise<Loaded> {
 }
 
 async function shopName(services: Services, shopId: number): Promise<string> {
-  return (await findShopRow(services.db, shopId))?.name ?? '';
+  return (await shopById(services.db, shopId))?.name ?? '';
 }
 
 const selfUrl = (services: Services, token: string) => checkoutUrl(services.config.checkoutUrl, token);

@@ -1,7 +1,7 @@
 /** The CLI side of `kopek keys rotate`: options in, text out (the work is control/key-commands.ts). */
 import { parseArgs } from 'node:util';
 import type { KeysRotated } from '../control/key-commands.js';
-import { ShopInputError } from '../shops/service.js';
+import { ShopInputError } from '../shops/index.js';
 import type { CliContext } from './context.js';
 
 export function rotationText(r: KeysRotated): string {

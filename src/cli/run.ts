@@ -10,7 +10,7 @@ import { MasterKeyError } from '../crypto/keyring.js';
 import { DataDirBusyError } from '../db/data-dir-lock.js';
 import { DataDirUnsafeError } from '../db/data-dir-mode.js';
 import { SchemaBehindError } from '../db/migrate.js';
-import { type CreateShopInput, checkShopInput, ShopInputError } from '../shops/service.js';
+import { type CreateShopInput, checkShopInput, ShopInputError } from '../shops/index.js';
 import type { CliContext, CliDeps, CliIo, StoreRunner } from './context.js';
 import { keysRotateCommand } from './key-commands.js';
 import {

@@ -3,10 +3,8 @@
  * is a store command (shop-commands.ts), run here or in the server that holds the store.
  */
 import { parseArgs } from 'node:util';
-import type { BillingSummary } from '../billing/renew.js';
-import type { TestClockView } from '../billing/test-clock.js';
-import { ShopInputError } from '../shops/service.js';
-import type { ShopSettingsView } from '../shops/settings.js';
+import type { BillingSummary, TestClockView } from '../billing/index.js';
+import { ShopInputError, type ShopSettingsView } from '../shops/index.js';
 import type { CliContext, CliIo } from './context.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { type ShopShown, type StoreDeps, storeCommands } from '../control/commands.js';
 import type { Db } from '../db/db.js';
-import { hasNoShops } from '../shops/service.js';
+import { hasNoShops } from '../shops/index.js';
 import { bannerText } from './banner.js';
 import { NO_SHOPS, shopText } from './text.js';
 

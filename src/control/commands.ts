@@ -1,8 +1,13 @@
-import { type BillingSummary, billDue } from '../billing/renew.js';
+import { type BillingSummary, billDue } from '../billing/index.js';
 import { MasterKeyError } from '../crypto/keyring.js';
 import { migrate, schemaState } from '../db/migrate.js';
-import { listShopRows } from '../shops/repository.js';
-import { type CreateShopInput, checkShopInput, createShop, ShopInputError } from '../shops/service.js';
+import {
+  type CreateShopInput,
+  checkShopInput,
+  createShop,
+  listShopRows,
+  ShopInputError,
+} from '../shops/index.js';
 import { keyCommands } from './key-commands.js';
 import { shopCommands } from './shop-commands.js';
 import type { StoreCommand } from './store-command.js';

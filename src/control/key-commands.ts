@@ -15,7 +15,7 @@ import {
   type RotationReport,
   rotateSealed,
 } from '../crypto/rotate.js';
-import { ShopInputError } from '../shops/service.js';
+import { ShopInputError } from '../shops/index.js';
 import type { StoreCommand, StoreDeps } from './store-command.js';
 
 export interface KeysRotateInput {

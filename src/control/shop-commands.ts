@@ -7,13 +7,20 @@ import {
   advanceTestClock,
   readTestClock,
   type TestClockView,
-} from '../billing/test-clock.js';
+} from '../billing/index.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
-import { confirmSigningKey, rotateSigningKey, rotateWebhookSecret } from '../shops/notification-keys.js';
-import type { ShopRow } from '../shops/repository.js';
-import { MAX_SHOP_ID } from '../shops/repository.js';
-import { rotateShopKey, ShopInputError } from '../shops/service.js';
-import { changeShopSettings, type ShopSettingsView, settingsView } from '../shops/settings.js';
+import {
+  changeShopSettings,
+  confirmSigningKey,
+  MAX_SHOP_ID,
+  rotateShopKey,
+  rotateSigningKey,
+  rotateWebhookSecret,
+  ShopInputError,
+  type ShopRow,
+  type ShopSettingsView,
+  settingsView,
+} from '../shops/index.js';
 import type { StoreCommand, StoreDeps } from './store-command.js';
 
 const command = <I, R>(c: StoreCommand<I, R>) => c;

@@ -5,7 +5,7 @@ import { buyerLang } from '../pages/language-switch.js';
 import { sendPage } from '../pages/render.js';
 import { returnUrlWithResult } from '../pages/return-url.js';
 import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
-import { findShopRow } from '../shops/repository.js';
+import { shopById } from '../shops/index.js';
 import { type ThreeDSecureStep, threeDSecureStep, UID } from './three-ds.js';
 import { type AfterThreeDs, finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-finish.js';
 import {
@@ -50,7 +50,7 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
   const services = servicesOf(request);
   const step = UID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
   if (!step) throw new PageProblem(404, 'notFound');
-  const shop = await findShopRow(services.db, step.shopId);
+  const shop = await shopById(services.db, step.shopId);
   return {
     step,
     lang: buyerLang(request, pageLang(step.language)),
@@ -62,7 +62,7 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
       shopName: shop?.name ?? null,
       test: step.test,
     },
-    returnUrl: step.returnUrl ?? shop?.return_url ?? null,
+    returnUrl: step.returnUrl ?? shop?.returnUrl ?? null,
   };
 }
 

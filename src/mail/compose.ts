@@ -1,4 +1,4 @@
-import type { Shop } from '../shops/repository.js';
+import type { Shop } from '../context.js';
 import {
   customerAddress,
   mailbox,

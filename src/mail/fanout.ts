@@ -1,7 +1,7 @@
-import { type Services, shopClock } from '../context.js';
+import { type Services, type Shop, shopClock } from '../context.js';
 import type { Tx } from '../db/db.js';
 import { newId } from '../ids.js';
-import { type Shop, type ShopRow, toShop } from '../shops/repository.js';
+import { shopsByIds } from '../shops/index.js';
 import { chargedSubscription, type Draft, draftsFor, type OutboxEvent } from './compose.js';
 import { renderHtml } from './html.js';
 import { renderText } from './render.js';
@@ -35,11 +35,6 @@ export async function fanOutEvents(services: Services, opts: FanOutOptions = {})
     if (n === undefined) return written;
     written += n;
   }
-}
-
-async function shopsByIds(tx: Tx, ids: number[]): Promise<Map<number, Shop>> {
-  const rows = await tx.query<ShopRow>('SELECT * FROM shops WHERE id = ANY($1::int[])', [ids]);
-  return new Map(rows.map((r) => [r.id, toShop(r)]));
 }
 
 async function fanOutBatch(tx: Tx, services: Services, opts: FanOutOptions): Promise<number | undefined> {

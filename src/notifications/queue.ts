@@ -1,5 +1,5 @@
+import type { NotificationAuth } from '../context.js';
 import { type Db, type Statement, sqlText } from '../db/db.js';
-import type { NotificationAuth } from '../shops/repository.js';
 
 /**
  * The deliverers' questions to the outbox. The deliveries table is the queue, one narrow row per

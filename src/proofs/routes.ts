@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { gatewayErrorBody } from '../gateway/error-body.js';
-import { GatewayError, gatewayErrors } from '../gateway/schemas.js';
+import { GatewayError, gatewayErrorBody, gatewayErrors } from '../gateway/index.js';
 import { ctxOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses, Nullable } from '../http/schemas.js';
 import { contentDisposition, DOCUMENT_POLICY, DOCUMENT_TYPES } from './document.js';

@@ -115,6 +115,11 @@ export async function findShopRow(db: Queryable, id: number): Promise<ShopRow | 
   return row;
 }
 
+/** The rows of the shops of `ids` (those that exist, in no particular order). */
+export function findShopRows(db: Queryable, ids: number[]): Promise<ShopRow[]> {
+  return db.query<ShopRow>('SELECT * FROM shops WHERE id = ANY($1::int[])', [ids]);
+}
+
 /** A test shop's clock offset as it is now (another instance may have moved it a moment ago). */
 export async function shopClockOffset(db: Queryable, id: number): Promise<number | undefined> {
   const [row] = await db.query<{ clock_offset_ms: string | number }>(

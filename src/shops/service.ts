@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../db/db.js';
 import {
   countShops,
   findShopRow,
+  findShopRows,
   insertShop,
   MAX_SHOP_ID,
   replaceShopSecret,
@@ -53,6 +54,12 @@ export class ShopInputError extends Error {}
 export async function shopById(db: Queryable, id: number): Promise<Shop | undefined> {
   const row = await findShopRow(db, id);
   return row && toShop(row);
+}
+
+/** The shops of `ids` that exist, as verbs see them, by id: for a batch acting for several shops. */
+export async function shopsByIds(db: Queryable, ids: number[]): Promise<Map<number, Shop>> {
+  const rows = await findShopRows(db, ids);
+  return new Map(rows.map((r) => [r.id, toShop(r)]));
 }
 
 /** Whether the store has no shop yet (a first start). */

@@ -1,8 +1,8 @@
-import { type CardInput, CardMsg } from '../cards/index.js';
+import { type CardInput, CardMsg, type CardRecord } from '../cards/index.js';
 import { firstChargeRequest, resumeAttempt, storedCardRequest, takeAttempt } from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
-import { type CardRecord, gatewayClient } from '../gateway/client.js';
+import { gatewayClient } from '../gateway/index.js';
 import type { Plan } from '../plans/index.js';
 import { CARD_NOT_FOUND } from './input.js';
 import type { SubscriptionRow } from './repository.js';

@@ -6,7 +6,7 @@ import { insertCustomer, validateCustomer } from '../customers/index.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
 import { findPlanOfShop, type Plan } from '../plans/index.js';
-import { findShopRow, toShop } from '../shops/repository.js';
+import { shopById } from '../shops/index.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
 import { type CheckoutRow, completeCheckout, findCheckout, lockCheckout } from './hosted-pages.js';
 import { findSubscription, lockSubscription, type SubscriptionRow } from './repository.js';
@@ -46,9 +46,9 @@ export async function loadSubscriptionCheckout(
 ): Promise<SubscriptionCheckout | undefined> {
   const checkout = await findCheckout(services.db, token);
   if (!checkout?.subscription_id) return undefined;
-  const shopRow = await findShopRow(services.db, checkout.shop_id);
-  if (!shopRow) return undefined;
-  const ctx = shopCtx(services, toShop(shopRow));
+  const shop = await shopById(services.db, checkout.shop_id);
+  if (!shop) return undefined;
+  const ctx = shopCtx(services, shop);
   let sub = await findSubscription(services.db, checkout.shop_id, checkout.subscription_id);
   const plan = sub && (await findPlanOfShop(ctx, sub.plan_id));
   if (!sub || !plan) return undefined;

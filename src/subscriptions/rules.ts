@@ -1,5 +1,5 @@
 import { nextAttemptAt } from '../calendar/retry-schedule.js';
-import type { Shop } from '../shops/repository.js';
+import type { Shop } from '../context.js';
 import type { Rules } from './transitions.js';
 
 /** The billing rules of one shop: when a failed renewal is tried again, by its settings. */

@@ -1,6 +1,6 @@
 import { openCharge, resolveAttempt } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
-import { findShopRow, toShop } from '../shops/repository.js';
+import { shopById } from '../shops/index.js';
 import { type SubscriptionRow, subscriptionOfTransaction } from './repository.js';
 import { subscriptionSubject } from './subject.js';
 
@@ -35,7 +35,7 @@ export async function settleSubscriptionOfTransaction(services: Services, uid: s
   if (!UUID.test(uid)) return;
   const row = await subscriptionOfTransaction(services.db, uid);
   if (!row) return;
-  const shop = await findShopRow(services.db, row.shop_id);
+  const shop = await shopById(services.db, row.shop_id);
   if (!shop) return;
-  await settleOpenCharge(shopCtx(services, toShop(shop)), row);
+  await settleOpenCharge(shopCtx(services, shop), row);
 }

@@ -6,8 +6,7 @@ import {
   sendsBasic,
   signHere,
 } from '../../notifications/index.js';
-import type { ShopRow } from '../../shops/repository.js';
-import { signingKeyOf } from '../../shops/service.js';
+import { type ShopRow, signingKeyOf } from '../../shops/index.js';
 
 /**
  * The headers a notification goes with, as the deliverer builds them, for a shop checking its

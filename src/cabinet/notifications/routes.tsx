@@ -9,7 +9,7 @@ import {
 } from '../../notifications/index.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import { findShopRow } from '../../shops/repository.js';
+import { findShopRow } from '../../shops/index.js';
 import { cabinetOf } from '../context.js';
 import { CABINET_PAGE_SIZE, cursorOf, pageOf } from '../paging.js';
 import { queryText } from '../query.js';

@@ -1,7 +1,7 @@
 import { formatMoney } from '../../money/currencies.js';
 import { Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
-import { SUBSCRIPTION_STATES } from '../../subscriptions/repository.js';
+import { SUBSCRIPTION_STATES } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { paymentTexts } from '../payments/texts.js';

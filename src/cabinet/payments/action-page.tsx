@@ -1,4 +1,4 @@
-import type { TransactionAnswer } from '../../gateway/answer.js';
+import type { TransactionAnswer } from '../../gateway/index.js';
 import { currencyExponent, formatMoney } from '../../money/currencies.js';
 import { CsrfField, ErrorSummary, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';

@@ -1,7 +1,6 @@
 import type { Ctx } from '../../context.js';
 import { dbWithin } from '../../db/held.js';
-import type { TransactionAnswer } from '../../gateway/answer.js';
-import { capture, refund, voidAuthorization } from '../../gateway/children.js';
+import { capture, refund, type TransactionAnswer, voidAuthorization } from '../../gateway/index.js';
 import type { TransactionRow } from '../../ledger/index.js';
 import { nonceResult, recordNonceResult, takeNonce } from './repository.js';
 

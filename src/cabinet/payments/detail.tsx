@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { TransactionAnswer } from '../../gateway/answer.js';
+import type { TransactionAnswer } from '../../gateway/index.js';
 import type { HistoryEntry, TransactionRow } from '../../ledger/index.js';
 import { Details, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';

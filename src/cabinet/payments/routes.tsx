@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import type { TransactionAnswer } from '../../gateway/answer.js';
-import { getTransaction } from '../../gateway/query.js';
+import { getTransaction, type TransactionAnswer } from '../../gateway/index.js';
 import { childrenOf, findTransaction, historyOf } from '../../ledger/index.js';
 import { fill } from '../../pages/lang.js';
 import { sendPage } from '../../pages/render.js';

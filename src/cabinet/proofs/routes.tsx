@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import { contentDisposition, DOCUMENT_POLICY } from '../../proofs/document.js';
-import { getProofDocument } from '../../proofs/service.js';
+import { contentDisposition, DOCUMENT_POLICY, getProofDocument } from '../../proofs/index.js';
 import { cabinetOf } from '../context.js';
 import { cursorOf, pageOf } from '../paging.js';
 import { cabinetCtx, queryText } from '../payments/view.js';

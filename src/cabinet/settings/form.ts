@@ -1,5 +1,5 @@
 import type { ErrorTree } from '../../core/errors.js';
-import type { ShopSettingsView } from '../../shops/settings.js';
+import type { ShopSettingsView } from '../../shops/index.js';
 
 /**
  * The settings form's fields as text, and the body `PATCH /shop` takes made from them: every field

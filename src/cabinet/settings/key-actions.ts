@@ -1,5 +1,5 @@
 import type { Services } from '../../context.js';
-import { confirmSigningKey, rotateSigningKey, rotateWebhookSecret } from '../../shops/notification-keys.js';
+import { confirmSigningKey, rotateSigningKey, rotateWebhookSecret } from '../../shops/index.js';
 import type { signingTexts } from './signing-texts.js';
 
 /**

@@ -1,5 +1,5 @@
 import { CsrfField, Details, ErrorSummary, Field } from '../../pages/components.js';
-import type { ShopSettingsView } from '../../shops/settings.js';
+import type { ShopSettingsView } from '../../shops/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { Checkbox } from './controls.js';

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { advanceTestClock, readTestClock } from '../../billing/test-clock.js';
+import { advanceTestClock, readTestClock } from '../../billing/index.js';
 import type { Services } from '../../context.js';
 import { ApiError, type ErrorTree } from '../../core/errors.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import { changeShopSettings, getShopSettings, type ShopSettingsView } from '../../shops/settings.js';
+import { changeShopSettings, getShopSettings, type ShopSettingsView } from '../../shops/index.js';
 import { cabinetOf } from '../context.js';
 import { queryText } from '../query.js';
 import { type FormErrors, formErrors, formFromBody, formOf, settingsBody } from './form.js';

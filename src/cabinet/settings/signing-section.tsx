@@ -1,6 +1,6 @@
 import { CsrfField } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
-import type { ShopSettingsView } from '../../shops/settings.js';
+import type { ShopSettingsView } from '../../shops/index.js';
 import type { CabinetContext } from '../context.js';
 import { zonedText } from './controls.js';
 import { signingTexts } from './signing-texts.js';

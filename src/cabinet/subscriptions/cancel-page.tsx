@@ -1,6 +1,6 @@
 import { CsrfField, ErrorSummary } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
-import type { Subscription } from '../../subscriptions/view.js';
+import type { Subscription } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { formatShopTime } from './format.js';

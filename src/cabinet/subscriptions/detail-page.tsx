@@ -3,7 +3,7 @@ import { cardText } from '../../pages/brand.js';
 import { Details, Money } from '../../pages/components.js';
 import { fill, type PageLang } from '../../pages/lang.js';
 import type { Plan } from '../../plans/index.js';
-import type { Subscription } from '../../subscriptions/view.js';
+import type { Subscription } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { periodText, ShopTime, StateBadge } from './format.js';

@@ -1,6 +1,6 @@
 import { ErrorSummary, Field, Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
-import { SUBSCRIPTION_STATES } from '../../subscriptions/repository.js';
+import { SUBSCRIPTION_STATES } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
 import { type Column, FilterBar, ListTable } from '../list.js';

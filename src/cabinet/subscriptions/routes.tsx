@@ -5,10 +5,13 @@ import { ApiError } from '../../core/errors.js';
 import { fill } from '../../pages/lang.js';
 import { sendPage } from '../../pages/render.js';
 import { PageProblem } from '../../pages/scope.js';
-import { getSubscription } from '../../subscriptions/read.js';
-import { SUBSCRIPTION_STATES, type SubscriptionState } from '../../subscriptions/repository.js';
-import { cancelSubscription } from '../../subscriptions/service.js';
-import type { Subscription } from '../../subscriptions/view.js';
+import {
+  cancelSubscription,
+  getSubscription,
+  SUBSCRIPTION_STATES,
+  type Subscription,
+  type SubscriptionState,
+} from '../../subscriptions/index.js';
 import { cabinetOf } from '../context.js';
 import { CABINET_PAGE_SIZE, cursorOf, pageOf } from '../paging.js';
 import { CancelPage } from './cancel-page.js';

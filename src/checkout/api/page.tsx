@@ -1,8 +1,7 @@
-import { returnUrlWithResult } from '../../gateway/process-page.js';
 import { CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, Field, Money } from '../../pages/components.js';
 import { fill, type PageLang, pageLang } from '../../pages/lang.js';
-import { shopSiteOf } from '../../pages/return-url.js';
+import { returnUrlWithResult, shopSiteOf } from '../../pages/return-url.js';
 import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type CustomerField, type FormProblems } from '../form-errors.js';
 import { CheckoutFrame, FormErrors, type ResultProps } from '../pages.js';

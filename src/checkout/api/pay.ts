@@ -4,16 +4,16 @@ import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
 import { Fields, isEmail } from '../../core/rules.js';
 import { dbWithin } from '../../db/held.js';
-import { PROCESSED } from '../../gateway/answer.js';
 import {
   type ChargeRequest,
   type GatewayClient,
   GatewayTimeout,
   gatewayClient,
+  PROCESSED,
   type TransactionAnswer,
-} from '../../gateway/client.js';
+} from '../../gateway/index.js';
 import { checkoutUrl } from '../../pages/checkout-url.js';
-import { findShopRow, toShop } from '../../shops/repository.js';
+import { shopById } from '../../shops/index.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
 import {
   type CtpOutcome,
@@ -67,9 +67,9 @@ export async function loadCtpCheckout(
 ): Promise<CtpCheckout | undefined> {
   const row = await findCtp(services.db, token);
   if (!row) return undefined;
-  const shopRow = await findShopRow(services.db, row.shop_id);
-  if (!shopRow) return undefined;
-  const ctx = shopCtx(services, toShop(shopRow));
+  const shop = await shopById(services.db, row.shop_id);
+  if (!shop) return undefined;
+  const ctx = shopCtx(services, shop);
   const settled = await settleIncomplete(ctx, row, gatewayOf);
   return { ctx, row: await resolveStaleTry(ctx, settled, gatewayOf) };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ErrorBody } from '../../core/errors.js';
-import { gatewayErrorBody, isNotFound, NOT_FOUND } from '../../gateway/error-body.js';
+import { gatewayErrorBody, isNotFound, NOT_FOUND } from '../../gateway/index.js';
 import { ctxOf } from '../../http/ctx.js';
 import { createCtpCheckout, getCtpCheckout } from './service.js';
 

@@ -1,12 +1,16 @@
 import { sendCharge } from '../../charging/index.js';
-import { type Ctx, type Services, shopCtx } from '../../context.js';
+import { type Ctx, type Services, type Shop, shopCtx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
-import { type ChargeRequest, gatewayClient, type TransactionAnswer } from '../../gateway/client.js';
-import { parseCharge } from '../../gateway/input.js';
-import { completeThreeDSecure } from '../../gateway/three-ds.js';
+import {
+  type ChargeRequest,
+  completeThreeDSecure,
+  gatewayClient,
+  parseCharge,
+  type TransactionAnswer,
+} from '../../gateway/index.js';
 import { isId } from '../../ids.js';
 import type { ProductRow } from '../../products/index.js';
-import { findShopRow, type Shop, toShop } from '../../shops/repository.js';
+import { shopById } from '../../shops/index.js';
 import { type BuyerValues, buyerRequestParts } from './fields.js';
 import {
   findProductById,
@@ -47,9 +51,8 @@ export async function loadPayableProduct(
   if (!isId('prd', productId)) return undefined;
   const product = await findProductById(services.db, productId);
   if (!product || (shopId !== undefined && String(product.shop_id) !== shopId)) return undefined;
-  const shopRow = await findShopRow(services.db, product.shop_id);
-  if (!shopRow) return undefined;
-  const shop = toShop(shopRow);
+  const shop = await shopById(services.db, product.shop_id);
+  if (!shop) return undefined;
   return { product, shop, ctx: shopCtx(services, shop) };
 }
 
