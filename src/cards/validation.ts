@@ -1,5 +1,8 @@
+import { type TSchema, Type } from 'typebox';
 import type { ErrorCollector } from '../core/errors.js';
 import { Fields, Msg } from '../core/rules.js';
+import { addFormat, checkBody, choice, type RuleCheck, withRules } from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
 import { luhnValid } from './brand.js';
 
 /** Messages of the card rules (decisions.md "Cards and the sandbox gateway"). */
@@ -51,6 +54,82 @@ export interface CardRules {
 export function isExpired(expMonth: number, expYear: number, now: Date): boolean {
   return now.getTime() >= Date.UTC(expYear, expMonth, 1);
 }
+
+addFormat('luhn', (v) => luhnValid(v.replace(/\s+/g, '')));
+
+/** One text for whatever rule of a field is broken. */
+const readsAs = (message: string) => ({
+  [MESSAGES]: { anyOf: message, type: message, pattern: message, minimum: message, maximum: message },
+});
+
+/** The card's fields, each stating its own rule; which are required depends on the card's shape. */
+export const CardField = {
+  number: Type.String({
+    pattern: '^\\s*(?:\\d\\s*){12,19}$',
+    format: 'luhn',
+    description: '12 to 19 digits (spaces are ignored), Luhn-valid',
+    [MESSAGES]: { pattern: CardMsg.digits, format: CardMsg.luhn },
+  }),
+  verification_value: Type.Union(
+    [Type.String({ pattern: '^\\d{3,4}$' }), Type.Integer({ minimum: 100, maximum: 9999 })],
+    { description: 'CVC: 3 or 4 digits; never stored', ...readsAs(CardMsg.cvc) },
+  ),
+  holder: Type.String({ maxLength: HOLDER_MAX, pattern: '\\S', [MESSAGES]: { pattern: Msg.blank } }),
+  exp_month: Type.Union(
+    [Type.String({ pattern: '^(0[1-9]|1[0-2])$' }), Type.Integer({ minimum: 1, maximum: 12 })],
+    { description: 'Two digits, 01 to 12 (or the number 1 to 12)', ...readsAs(CardMsg.month) },
+  ),
+  exp_year: Type.Union(
+    [Type.String({ pattern: '^\\d{4}$' }), Type.Integer({ minimum: 1000, maximum: 9999 })],
+    { description: 'Four digits', ...readsAs(CardMsg.year) },
+  ),
+  token: Type.String({ maxLength: 255 }),
+};
+
+const blank = (v: unknown) => v === undefined || v === null || v === '';
+
+/** The CVC is required with a full card number when the verb charges it (a payment, a subscription). */
+function cvcRequired(card: Record<string, unknown>, check: RuleCheck): void {
+  if (blank(card.verification_value) && check.passed('verification_value'))
+    check.add('verification_value', Msg.blank);
+}
+
+/** A card given by its token: a non-empty `token`. */
+export const GIVEN_BY_TOKEN = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1 } },
+};
+
+/**
+ * A card: in full, or by its token (with verification_value when the cardholder gave it). `extra`
+ * are members the caller's protocol adds to either shape.
+ */
+export function cardSchema(opts: { requireCvc: boolean; extra?: Record<string, TSchema> }) {
+  const { number, verification_value, holder, exp_month, exp_year, token } = CardField;
+  const extra = opts.extra ?? {};
+  const full = Type.Object({
+    number,
+    verification_value: Type.Optional(verification_value),
+    holder,
+    exp_month,
+    exp_year,
+    token: Type.Optional(Type.String()),
+    ...extra,
+  });
+  return choice(
+    { not: GIVEN_BY_TOKEN },
+    opts.requireCvc ? withRules(full, cvcRequired) : full,
+    Type.Object({ token, verification_value: Type.Optional(verification_value), ...extra }),
+    { description: 'The full card, or its token (with verification_value when the cardholder gave it)' },
+  );
+}
+
+const CardWithCvc = cardSchema({ requireCvc: true });
+const CardWithoutCvc = cardSchema({ requireCvc: false });
+
+/** The text of a valid CVC (a JSON number is its digits). */
+export const cvcText = (v: unknown): string | undefined => (blank(v) ? undefined : String(v));
 
 /** Card readers in one place, so the gateway, tokenization and subscriptions word them alike. */
 export class CardFields {
@@ -129,8 +208,9 @@ export class CardFields {
 
 /**
  * Validates a card object found at `prefix` of a request (`credit_card` on the gateway, `card` in a
- * subscription): either `{token, verification_value?}` or the full card. Every broken rule is recorded
- * under the prefix (`credit_card.number`, `card.exp_month`, ...); undefined when any was broken.
+ * subscription) against the card's schema (cardSchema), then its expiry against the shop's clock.
+ * Every broken rule is recorded under the prefix (`credit_card.number`, `card.exp_month`, ...);
+ * undefined when any was broken.
  */
 export function validateCardInput(
   value: unknown,
@@ -142,31 +222,22 @@ export function validateCardInput(
     errors.add(prefix, Msg.blank);
     return undefined;
   }
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    errors.add(prefix, Msg.notObject);
+  if (!checkBody(rules.requireCvc ? CardWithCvc : CardWithoutCvc, value, errors, prefix)) return undefined;
+  const card = value as Record<string, unknown>;
+  const cvc = cvcText(card.verification_value);
+  if (typeof card.token === 'string' && card.token !== '') return { kind: 'token', token: card.token, cvc };
+  const expMonth = Number(card.exp_month);
+  const expYear = Number(card.exp_year);
+  if (isExpired(expMonth, expYear, rules.now)) {
+    errors.add([...prefix, 'base'], rules.expiredMessage ?? CardMsg.expired(expMonth, expYear));
     return undefined;
   }
-  const before = JSON.stringify(errors.tree);
-  const c = new CardFields(value as Record<string, unknown>, errors, prefix);
-  const token = c.token();
-  if (token !== undefined) {
-    const cvc = c.cvc(false);
-    return JSON.stringify(errors.tree) === before ? { kind: 'token', token, cvc } : undefined;
-  }
-  const number = c.number();
-  const cvc = c.cvc(rules.requireCvc);
-  const holder = c.holder(true);
-  const expMonth = c.expMonth(true);
-  const expYear = c.expYear(true);
-  if (expMonth !== undefined && expYear !== undefined)
-    c.checkNotExpired(expMonth, expYear, rules.now, rules.expiredMessage);
-  if (JSON.stringify(errors.tree) !== before) return undefined;
   return {
     kind: 'number',
-    number: number as string,
-    holder: holder as string,
-    expMonth: expMonth as number,
-    expYear: expYear as number,
+    number: (card.number as string).replace(/\s+/g, ''),
+    holder: card.holder as string,
+    expMonth,
+    expYear,
     cvc,
   };
 }
