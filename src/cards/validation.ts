@@ -1,6 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import type { ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
+import { Msg } from '../core/rules.js';
 import { addFormat, checkBody, choice, type RuleCheck, withRules } from '../core/schema-check.js';
 import { MESSAGES } from '../core/schema-errors.js';
 import { luhnValid } from './brand.js';
@@ -105,7 +105,12 @@ export const GIVEN_BY_TOKEN = {
  * A card: in full, or by its token (with verification_value when the cardholder gave it). `extra`
  * are members the caller's protocol adds to either shape.
  */
-export function cardSchema(opts: { requireCvc: boolean; extra?: Record<string, TSchema> }) {
+export function cardSchema(opts: {
+  requireCvc: boolean;
+  extra?: Record<string, TSchema>;
+  /** Members a card given by its token may change (tokenization updates holder and expiry). */
+  byToken?: Record<string, TSchema>;
+}) {
   const { number, verification_value, holder, exp_month, exp_year, token } = CardField;
   const extra = opts.extra ?? {};
   const full = Type.Object({
@@ -120,91 +125,35 @@ export function cardSchema(opts: { requireCvc: boolean; extra?: Record<string, T
   return choice(
     { not: GIVEN_BY_TOKEN },
     opts.requireCvc ? withRules(full, cvcRequired) : full,
-    Type.Object({ token, verification_value: Type.Optional(verification_value), ...extra }),
+    Type.Object({
+      token,
+      verification_value: Type.Optional(verification_value),
+      ...opts.byToken,
+      ...extra,
+    }),
     { description: 'The full card, or its token (with verification_value when the cardholder gave it)' },
   );
 }
+
+/**
+ * New holder or expiry of a stored card (its number never changes); a CVC sent along is checked for
+ * form and forgotten. Each is optional: what is not sent stays.
+ */
+export const CardChanges = Type.Object({
+  verification_value: Type.Optional(CardField.verification_value),
+  holder: Type.Optional(CardField.holder),
+  exp_month: Type.Optional(CardField.exp_month),
+  exp_year: Type.Optional(CardField.exp_year),
+});
+
+/** Tokenization: a full card for a new token, or a token with new holder or expiry. */
+export const TokenizeCard = cardSchema({ requireCvc: false, byToken: CardChanges.properties });
 
 const CardWithCvc = cardSchema({ requireCvc: true });
 const CardWithoutCvc = cardSchema({ requireCvc: false });
 
 /** The text of a valid CVC (a JSON number is its digits). */
 export const cvcText = (v: unknown): string | undefined => (blank(v) ? undefined : String(v));
-
-/** Card readers in one place, so the gateway, tokenization and subscriptions word them alike. */
-export class CardFields {
-  readonly f: Fields;
-  constructor(
-    body: Record<string, unknown>,
-    readonly errors: ErrorCollector,
-    readonly prefix: string[],
-  ) {
-    this.f = new Fields(body, errors, prefix);
-  }
-
-  private fail(field: string, msg: string): undefined {
-    this.errors.add([...this.prefix, field], msg);
-    return undefined;
-  }
-
-  number(): string | undefined {
-    const raw = this.f.string('number', { required: true });
-    if (raw === undefined) return undefined;
-    // Spaces are how people write card numbers; they carry no meaning.
-    const number = raw.replace(/\s+/g, '');
-    if (!/^\d{12,19}$/.test(number)) return this.fail('number', CardMsg.digits);
-    if (!luhnValid(number)) return this.fail('number', CardMsg.luhn);
-    return number;
-  }
-
-  cvc(required: boolean): string | undefined {
-    const v = this.f.body.verification_value;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('verification_value', Msg.blank) : undefined;
-    const text = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
-    if (typeof text !== 'string' || !/^\d{3,4}$/.test(text))
-      return this.fail('verification_value', CardMsg.cvc);
-    return text;
-  }
-
-  holder(required: boolean): string | undefined {
-    return this.f.string('holder', { required, max: HOLDER_MAX });
-  }
-
-  /** "01".."12"; a JSON integer 1..12 is the same month written without its leading zero. */
-  expMonth(required: boolean): number | undefined {
-    const v = this.f.body.exp_month;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('exp_month', Msg.blank) : undefined;
-    if (typeof v === 'string' && /^\d{2}$/.test(v) && Number(v) >= 1 && Number(v) <= 12) return Number(v);
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 12) return v;
-    return this.fail('exp_month', CardMsg.month);
-  }
-
-  expYear(required: boolean): number | undefined {
-    const v = this.f.body.exp_year;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('exp_year', Msg.blank) : undefined;
-    const text = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
-    if (typeof text === 'string' && /^\d{4}$/.test(text)) return Number(text);
-    return this.fail('exp_year', CardMsg.year);
-  }
-
-  token(): string | undefined {
-    return this.f.string('token', { max: 255 });
-  }
-
-  checkNotExpired(
-    expMonth: number,
-    expYear: number,
-    now: Date,
-    message = CardMsg.expired(expMonth, expYear),
-  ): boolean {
-    if (!isExpired(expMonth, expYear, now)) return true;
-    this.errors.add([...this.prefix, 'base'], message);
-    return false;
-  }
-}
 
 /**
  * Validates a card object found at `prefix` of a request (`credit_card` on the gateway, `card` in a

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type TSchema, Type } from 'typebox';
+import { isCalendarDate } from '../calendar/iso-instant.js';
 import { isIsoCurrency, isKnownCurrency } from '../money/currencies.js';
 import { isCountryCode } from './address.js';
 import type { ErrorCollector } from './errors.js';
@@ -33,6 +34,7 @@ ajv.addFormat('country', isCountryCode);
 ajv.addFormat('http-url', isHttpUrl);
 ajv.addFormat('currency', isKnownCurrency);
 ajv.addFormat('iso-currency', isIsoCurrency);
+ajv.addFormat('calendar-date', isCalendarDate);
 
 /** A feature's own format (e.g. a product's expiry), registered before its schemas are compiled. */
 export function addFormat(name: string, check: (value: string) => boolean): void {
@@ -42,6 +44,7 @@ export function addFormat(name: string, check: (value: string) => boolean): void
 const RULES = Symbol.for('kopek.schema.rules');
 const CHOICE = Symbol.for('kopek.schema.choice');
 const UNWRAPPED = Symbol.for('kopek.schema.unwrapped');
+const NAMED_AS = Symbol.for('kopek.schema.named-as');
 const ENFORCED = Symbol.for('kopek.schema.enforced');
 
 /** Reports what a rule found; `passed` tells whether the schema accepted a field (else skip it). */
@@ -73,6 +76,15 @@ export function withRules<S extends TSchema>(schema: S, ...rules: SchemaRule[]):
  */
 export function unwrapErrors<S extends TSchema>(schema: S): S {
   Object.defineProperty(schema, UNWRAPPED, { value: true, enumerable: false });
+  return schema;
+}
+
+/**
+ * Names the errors of an object's members under `as` rather than under the object's own path, as the
+ * checkout API names its customer's fields `errors.customer.email`, not `errors.checkout.customer.email`.
+ */
+export function namedAs<S extends TSchema>(schema: S, as: string[]): S {
+  Object.defineProperty(schema, NAMED_AS, { value: as, enumerable: false });
   return schema;
 }
 
@@ -115,6 +127,8 @@ interface Compiled {
   fields: Map<string, FieldInfo>;
   numeric: string[][];
   unwrapped: string[][];
+  /** Objects whose members' errors are named under another path (namedAs). */
+  renamed: { path: string[]; as: string[] }[];
   /** The unwrapped objects' own schemas: a verb given only the object checks it against these. */
   inner: { path: string[]; schema: object }[];
   rules: { path: string[]; rules: SchemaRule[]; conditions: Condition[] }[];
@@ -147,6 +161,7 @@ function describe(schema: Node): Omit<Compiled, 'validate'> {
     fields: new Map(),
     numeric: [],
     unwrapped: [],
+    renamed: [],
     inner: [],
     rules: [],
   };
@@ -155,6 +170,8 @@ function describe(schema: Node): Omit<Compiled, 'validate'> {
     if (path.length > 0 && !out.fields.has(key))
       out.fields.set(key, { schema: node as Record<string, unknown>, required, order: out.fields.size });
     if (node[NUMERIC_STRING] === true) out.numeric.push(path);
+    const as = node[NAMED_AS] as string[] | undefined;
+    if (as) out.renamed.push({ path, as });
     if (node[UNWRAPPED] === true) {
       out.unwrapped.push(path);
       out.inner.push({ path, schema: node });
@@ -237,9 +254,15 @@ export function prepare(schema: TSchema): void {
   compile(schema);
 }
 
-/** The path an error is named by: without the keys of unwrapped objects above the field. */
-function named(path: string[], unwrapped: string[][]): string[] {
-  for (const u of unwrapped)
+/**
+ * The path an error is named by: under another path for the members of an object named so
+ * (namedAs), without the keys of unwrapped objects above the field.
+ */
+function named(path: string[], c: Compiled): string[] {
+  for (const r of c.renamed)
+    if (path.length > r.path.length && r.path.every((key, i) => path[i] === key))
+      return [...r.as, ...path.slice(r.path.length)];
+  for (const u of c.unwrapped)
     if (path.length > u.length && u.every((key, i) => path[i] === key)) return path.slice(u.length);
   return path;
 }
@@ -309,7 +332,7 @@ export function checkBody(
   // In the order the fields are documented, whichever check found them.
   for (const { path, message, root } of found.sort((a, b) => a.order - b.order)) {
     if (path.length === 0 && prefix.length === 0) errors.add('base', 'Request body must be a JSON object');
-    else errors.add(root ? path : [...prefix, ...named(path, c.unwrapped)], message);
+    else errors.add(root ? path : [...prefix, ...named(path, c)], message);
   }
   const ok = found.length === 0;
   if (ok && typeof body === 'object' && body !== null) {
