@@ -71,6 +71,45 @@ const tokenizable = {
 };
 const cardChanges = { verification_value: '737', holder: 'New Holder', exp_month: '11', exp_year: '2033' };
 
+const checkout = {
+  checkout: {
+    transaction_type: 'payment',
+    attempts: 2,
+    test: true,
+    order: {
+      amount: 1250,
+      currency: 'USD',
+      description: 'Order #42',
+      tracking_id: 'order-42',
+      expired_at: '2030-01-01T00:00:00Z',
+      additional_data: { note: 'gift' },
+    },
+    settings: {
+      success_url: 'https://shop.example/ok',
+      decline_url: 'https://shop.example/declined',
+      fail_url: 'https://shop.example/fail',
+      cancel_url: 'https://shop.example/cancel',
+      notification_url: 'https://shop.example/hook',
+      language: 'en',
+      customer_fields: { visible: ['email', 'first_name'], read_only: ['email'] },
+    },
+    customer: {
+      email: 'jane@example.com',
+      first_name: 'Jane',
+      last_name: 'Roe',
+      phone: '+1 212 555 0100',
+      country: 'US',
+      state: 'NY',
+      city: 'New York',
+      address: '1 Main St',
+      zip: '10001',
+      birth_date: '1990-01-31',
+      ip: '203.0.113.7',
+    },
+    payment_method: { types: ['credit_card'] },
+  },
+};
+
 /** The parent transactions of the child fixtures, made before the tests (beforeAll). */
 const child = (extra: Record<string, unknown>) => ({ request: { parent_uid: '', amount: 100, ...extra } });
 const captureBody = child({});
@@ -111,6 +150,12 @@ const CHECKED: Record<string, Fixture> = {
     url: ({ token }) => `/v2/credit_cards/${token}`,
     body: { request: cardChanges },
     unwrapped: 'request',
+  },
+  'POST /ctp/api/checkouts': {
+    url: () => '/ctp/api/checkouts',
+    body: checkout,
+    // The platform names the checkout's customer fields customer.email, not checkout.customer.email.
+    renamed: [['checkout', 'customer'], ['customer']],
   },
   'POST /transactions/refunds': {
     url: () => '/transactions/refunds',
