@@ -151,6 +151,7 @@ const CHECKED: Record<string, Fixture> = {
     body: { request: cardChanges },
     unwrapped: 'request',
   },
+  'POST /test_clock/advance': { url: () => '/test_clock/advance', body: { by: 'PT1H' } },
   'POST /ctp/api/checkouts': {
     url: () => '/ctp/api/checkouts',
     body: checkout,
@@ -181,7 +182,7 @@ const CHECKED: Record<string, Fixture> = {
 };
 
 /** Routes whose body is still validated by hand-written code: the list shrinks as they move over. */
-const PENDING = ['PATCH /shop', 'POST /test_clock/advance', 'POST /process/{uid}/return'];
+const PENDING = ['PATCH /shop', 'POST /process/{uid}/return'];
 
 interface Case {
   name: string;
