@@ -31,6 +31,12 @@ export interface FieldMessage {
 /** Custom texts a field schema carries, per keyword. */
 export const MESSAGES = 'x-messages';
 
+/**
+ * A field whose null or "" is a value to check, not an absence (a change of a setting: null there
+ * is a request to clear it, or a mistake, never "unchanged").
+ */
+export const BLANK_IS_VALUE = 'x-blank-is-value';
+
 /** A text or an integer field given as a numeric string: both take "" as blank. */
 export const NUMERIC_STRING = 'x-numeric-string';
 
@@ -191,7 +197,11 @@ export function fieldMessages(
     const info = fields.get(key);
     let message: string;
     if (e.keyword === 'required') message = Msg.blank;
-    else if (path.length > 0 && blankHere(valueAt(body, path), info)) {
+    else if (
+      path.length > 0 &&
+      info?.schema[BLANK_IS_VALUE] !== true &&
+      blankHere(valueAt(body, path), info)
+    ) {
       if (!info?.required) continue;
       message = Msg.blank;
     } else {
