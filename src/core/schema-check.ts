@@ -145,10 +145,8 @@ function forAjv(node: unknown): unknown {
   if (when) {
     const [then, otherwise] = n.anyOf as unknown[];
     const { anyOf: _, ...rest } = n as Record<string, unknown>;
-    // JSON Schema's keyword is `then`: set by name, so the object is not read as a promise.
-    const picked: Record<string, unknown> = { ...rest, if: when, else: forAjv(otherwise) };
-    picked['then'.toString()] = forAjv(then);
-    return picked;
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword; the object is never awaited
+    return { ...rest, if: when, then: forAjv(then), else: forAjv(otherwise) };
   }
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(n)) copy[key] = forAjv(value);
