@@ -5,6 +5,7 @@ import { shopOf } from '../http/auth.js';
 import { servicesOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses } from '../http/schemas.js';
 import { advanceTestClock, readTestClock } from './test-clock.js';
+import { AdvanceInput } from './test-clock-input.js';
 
 const TestClock = Type.Object(
   {
@@ -35,24 +36,6 @@ const AdvanceSummary = Type.Object({
   ),
   expired_checkouts: count('Checkout tokens that expired unpaid on the way, each announced at its expiry'),
 });
-
-const AdvanceInput = Type.Object(
-  {
-    to: Type.Optional(
-      Type.String({
-        description: 'ISO 8601 instant; without an offset it is read in the shop time zone',
-        examples: ['2027-01-31T10:00:00Z'],
-      }),
-    ),
-    by: Type.Optional(
-      Type.String({
-        description: 'ISO 8601 duration added in the shop time zone (P1M from Jan 31 is Feb 28)',
-        examples: ['P1M', 'P1Y', 'PT36H'],
-      }),
-    ),
-  },
-  { description: 'Exactly one of to and by; the clock only moves forward' },
-);
 
 /** Forgets the cached shop, so the next request of this process sees the shop's new time. */
 function forgetShop(request: FastifyRequest): void {

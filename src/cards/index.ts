@@ -12,5 +12,13 @@ export {
   storedCardRow,
 } from './repository.js';
 export { tokenizeCard, updateCard } from './service.js';
-export { type CardInput, CardMsg, isExpired, validateCardInput } from './validation.js';
+export {
+  CardChanges,
+  type CardInput,
+  CardMsg,
+  cardSchema,
+  isExpired,
+  TokenizeCard,
+  validateCardInput,
+} from './validation.js';
 export { type CardRecord, findCard, revealNumber, sealCard, toCardRecord } from './vault.js';

@@ -1,5 +1,8 @@
+import { type TSchema, Type } from 'typebox';
 import type { ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
+import { Msg } from '../core/rules.js';
+import { addFormat, checkBody, choice, type RuleCheck, withRules } from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
 import { luhnValid } from './brand.js';
 
 /** Messages of the card rules (decisions.md "Cards and the sandbox gateway"). */
@@ -52,85 +55,111 @@ export function isExpired(expMonth: number, expYear: number, now: Date): boolean
   return now.getTime() >= Date.UTC(expYear, expMonth, 1);
 }
 
-/** Card readers in one place, so the gateway, tokenization and subscriptions word them alike. */
-export class CardFields {
-  readonly f: Fields;
-  constructor(
-    body: Record<string, unknown>,
-    readonly errors: ErrorCollector,
-    readonly prefix: string[],
-  ) {
-    this.f = new Fields(body, errors, prefix);
-  }
+addFormat('luhn', (v) => luhnValid(v.replace(/\s+/g, '')));
 
-  private fail(field: string, msg: string): undefined {
-    this.errors.add([...this.prefix, field], msg);
-    return undefined;
-  }
+/** One text for whatever rule of a field is broken. */
+const readsAs = (message: string) => ({
+  [MESSAGES]: { anyOf: message, type: message, pattern: message, minimum: message, maximum: message },
+});
 
-  number(): string | undefined {
-    const raw = this.f.string('number', { required: true });
-    if (raw === undefined) return undefined;
-    // Spaces are how people write card numbers; they carry no meaning.
-    const number = raw.replace(/\s+/g, '');
-    if (!/^\d{12,19}$/.test(number)) return this.fail('number', CardMsg.digits);
-    if (!luhnValid(number)) return this.fail('number', CardMsg.luhn);
-    return number;
-  }
+/** The card's fields, each stating its own rule; which are required depends on the card's shape. */
+export const CardField = {
+  number: Type.String({
+    pattern: '^\\s*(?:\\d\\s*){12,19}$',
+    format: 'luhn',
+    description: '12 to 19 digits (spaces are ignored), Luhn-valid',
+    [MESSAGES]: { pattern: CardMsg.digits, format: CardMsg.luhn },
+  }),
+  verification_value: Type.Union(
+    [Type.String({ pattern: '^\\d{3,4}$' }), Type.Integer({ minimum: 100, maximum: 9999 })],
+    { description: 'CVC: 3 or 4 digits; never stored', ...readsAs(CardMsg.cvc) },
+  ),
+  holder: Type.String({ maxLength: HOLDER_MAX, pattern: '\\S', [MESSAGES]: { pattern: Msg.blank } }),
+  exp_month: Type.Union(
+    [Type.String({ pattern: '^(0[1-9]|1[0-2])$' }), Type.Integer({ minimum: 1, maximum: 12 })],
+    { description: 'Two digits, 01 to 12 (or the number 1 to 12)', ...readsAs(CardMsg.month) },
+  ),
+  exp_year: Type.Union(
+    [Type.String({ pattern: '^\\d{4}$' }), Type.Integer({ minimum: 1000, maximum: 9999 })],
+    { description: 'Four digits', ...readsAs(CardMsg.year) },
+  ),
+  token: Type.String({ maxLength: 255 }),
+};
 
-  cvc(required: boolean): string | undefined {
-    const v = this.f.body.verification_value;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('verification_value', Msg.blank) : undefined;
-    const text = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
-    if (typeof text !== 'string' || !/^\d{3,4}$/.test(text))
-      return this.fail('verification_value', CardMsg.cvc);
-    return text;
-  }
+const blank = (v: unknown) => v === undefined || v === null || v === '';
 
-  holder(required: boolean): string | undefined {
-    return this.f.string('holder', { required, max: HOLDER_MAX });
-  }
+/** The CVC is required with a full card number when the verb charges it (a payment, a subscription). */
+function cvcRequired(card: Record<string, unknown>, check: RuleCheck): void {
+  if (blank(card.verification_value) && check.passed('verification_value'))
+    check.add('verification_value', Msg.blank);
+}
 
-  /** "01".."12"; a JSON integer 1..12 is the same month written without its leading zero. */
-  expMonth(required: boolean): number | undefined {
-    const v = this.f.body.exp_month;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('exp_month', Msg.blank) : undefined;
-    if (typeof v === 'string' && /^\d{2}$/.test(v) && Number(v) >= 1 && Number(v) <= 12) return Number(v);
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 12) return v;
-    return this.fail('exp_month', CardMsg.month);
-  }
+/** A card given by its token: a non-empty `token`. */
+export const GIVEN_BY_TOKEN = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1 } },
+};
 
-  expYear(required: boolean): number | undefined {
-    const v = this.f.body.exp_year;
-    if (v === undefined || v === null || v === '')
-      return required ? this.fail('exp_year', Msg.blank) : undefined;
-    const text = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
-    if (typeof text === 'string' && /^\d{4}$/.test(text)) return Number(text);
-    return this.fail('exp_year', CardMsg.year);
-  }
-
-  token(): string | undefined {
-    return this.f.string('token', { max: 255 });
-  }
-
-  checkNotExpired(
-    expMonth: number,
-    expYear: number,
-    now: Date,
-    message = CardMsg.expired(expMonth, expYear),
-  ): boolean {
-    if (!isExpired(expMonth, expYear, now)) return true;
-    this.errors.add([...this.prefix, 'base'], message);
-    return false;
-  }
+/**
+ * A card: in full, or by its token (with verification_value when the cardholder gave it). `extra`
+ * are members the caller's protocol adds to either shape.
+ */
+export function cardSchema(opts: {
+  requireCvc: boolean;
+  extra?: Record<string, TSchema>;
+  /** Members a card given by its token may change (tokenization updates holder and expiry). */
+  byToken?: Record<string, TSchema>;
+}) {
+  const { number, verification_value, holder, exp_month, exp_year, token } = CardField;
+  const extra = opts.extra ?? {};
+  const full = Type.Object({
+    number,
+    verification_value: Type.Optional(verification_value),
+    holder,
+    exp_month,
+    exp_year,
+    token: Type.Optional(Type.String()),
+    ...extra,
+  });
+  return choice(
+    { not: GIVEN_BY_TOKEN },
+    opts.requireCvc ? withRules(full, cvcRequired) : full,
+    Type.Object({
+      token,
+      verification_value: Type.Optional(verification_value),
+      ...opts.byToken,
+      ...extra,
+    }),
+    { description: 'The full card, or its token (with verification_value when the cardholder gave it)' },
+  );
 }
 
 /**
+ * New holder or expiry of a stored card (its number never changes); a CVC sent along is checked for
+ * form and forgotten. Each is optional: what is not sent stays.
+ */
+export const CardChanges = Type.Object({
+  verification_value: Type.Optional(CardField.verification_value),
+  holder: Type.Optional(CardField.holder),
+  exp_month: Type.Optional(CardField.exp_month),
+  exp_year: Type.Optional(CardField.exp_year),
+});
+
+/** Tokenization: a full card for a new token, or a token with new holder or expiry. */
+export const TokenizeCard = cardSchema({ requireCvc: false, byToken: CardChanges.properties });
+
+const CardWithCvc = cardSchema({ requireCvc: true });
+const CardWithoutCvc = cardSchema({ requireCvc: false });
+
+/** The text of a valid CVC (a JSON number is its digits). */
+export const cvcText = (v: unknown): string | undefined => (blank(v) ? undefined : String(v));
+
+/**
  * Validates a card object found at `prefix` of a request (`credit_card` on the gateway, `card` in a
- * subscription): either `{token, verification_value?}` or the full card. Every broken rule is recorded
- * under the prefix (`credit_card.number`, `card.exp_month`, ...); undefined when any was broken.
+ * subscription) against the card's schema (cardSchema), then its expiry against the shop's clock.
+ * Every broken rule is recorded under the prefix (`credit_card.number`, `card.exp_month`, ...);
+ * undefined when any was broken.
  */
 export function validateCardInput(
   value: unknown,
@@ -142,31 +171,22 @@ export function validateCardInput(
     errors.add(prefix, Msg.blank);
     return undefined;
   }
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    errors.add(prefix, Msg.notObject);
+  if (!checkBody(rules.requireCvc ? CardWithCvc : CardWithoutCvc, value, errors, prefix)) return undefined;
+  const card = value as Record<string, unknown>;
+  const cvc = cvcText(card.verification_value);
+  if (typeof card.token === 'string' && card.token !== '') return { kind: 'token', token: card.token, cvc };
+  const expMonth = Number(card.exp_month);
+  const expYear = Number(card.exp_year);
+  if (isExpired(expMonth, expYear, rules.now)) {
+    errors.add([...prefix, 'base'], rules.expiredMessage ?? CardMsg.expired(expMonth, expYear));
     return undefined;
   }
-  const before = JSON.stringify(errors.tree);
-  const c = new CardFields(value as Record<string, unknown>, errors, prefix);
-  const token = c.token();
-  if (token !== undefined) {
-    const cvc = c.cvc(false);
-    return JSON.stringify(errors.tree) === before ? { kind: 'token', token, cvc } : undefined;
-  }
-  const number = c.number();
-  const cvc = c.cvc(rules.requireCvc);
-  const holder = c.holder(true);
-  const expMonth = c.expMonth(true);
-  const expYear = c.expYear(true);
-  if (expMonth !== undefined && expYear !== undefined)
-    c.checkNotExpired(expMonth, expYear, rules.now, rules.expiredMessage);
-  if (JSON.stringify(errors.tree) !== before) return undefined;
   return {
     kind: 'number',
-    number: number as string,
-    holder: holder as string,
-    expMonth: expMonth as number,
-    expYear: expYear as number,
+    number: (card.number as string).replace(/\s+/g, ''),
+    holder: card.holder as string,
+    expMonth,
+    expYear,
     cvc,
   };
 }

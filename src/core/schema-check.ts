@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type TSchema, Type } from 'typebox';
+import { isCalendarDate } from '../calendar/iso-instant.js';
 import { isIsoCurrency, isKnownCurrency } from '../money/currencies.js';
 import { isCountryCode } from './address.js';
 import type { ErrorCollector } from './errors.js';
@@ -33,6 +34,7 @@ ajv.addFormat('country', isCountryCode);
 ajv.addFormat('http-url', isHttpUrl);
 ajv.addFormat('currency', isKnownCurrency);
 ajv.addFormat('iso-currency', isIsoCurrency);
+ajv.addFormat('calendar-date', isCalendarDate);
 
 /** A feature's own format (e.g. a product's expiry), registered before its schemas are compiled. */
 export function addFormat(name: string, check: (value: string) => boolean): void {
@@ -40,7 +42,9 @@ export function addFormat(name: string, check: (value: string) => boolean): void
 }
 
 const RULES = Symbol.for('kopek.schema.rules');
+const CHOICE = Symbol.for('kopek.schema.choice');
 const UNWRAPPED = Symbol.for('kopek.schema.unwrapped');
+const NAMED_AS = Symbol.for('kopek.schema.named-as');
 const ENFORCED = Symbol.for('kopek.schema.enforced');
 
 /** Reports what a rule found; `passed` tells whether the schema accepted a field (else skip it). */
@@ -75,43 +79,117 @@ export function unwrapErrors<S extends TSchema>(schema: S): S {
   return schema;
 }
 
+/**
+ * Names the errors of an object's members under `as` rather than under the object's own path, as the
+ * checkout API names its customer's fields `errors.customer.email`, not `errors.checkout.customer.email`.
+ */
+export function namedAs<S extends TSchema>(schema: S, as: string[]): S {
+  Object.defineProperty(schema, NAMED_AS, { value: as, enumerable: false });
+  return schema;
+}
+
 /** Marks a route body schema as the route's validator (routes not marked yet keep their verbs' checks). */
 export function enforced<S extends TSchema>(schema: S): S {
   Object.defineProperty(schema, ENFORCED, { value: true, enumerable: false });
   return schema;
 }
 
+/**
+ * One of two shapes, told apart by `when` (e.g. "has an id"): `{id}` of a stored object, or a new one
+ * in full. The document shows the union; the check applies the shape `when` picks (as if/then/else),
+ * so a broken member reads as that shape's rule, not as "is invalid". The rules attached inside a
+ * shape run only when it is the one picked.
+ */
+export function choice<A extends TSchema, B extends TSchema>(
+  when: Record<string, unknown>,
+  then: A,
+  otherwise: B,
+  options: Record<string, unknown> = {},
+) {
+  const union = Type.Union([then, otherwise], options);
+  // Enumerable, so a copy (Type.Optional) keeps it; a symbol, so neither Ajv nor the document sees it.
+  Object.defineProperty(union, CHOICE, { value: when, enumerable: true });
+  return union;
+}
+
 export const isEnforced = (schema: unknown): boolean =>
   typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[ENFORCED] === true;
+
+/** A shape of a choice applies: the choice's `when` at `path` answers `holds`. */
+interface Condition {
+  path: string[];
+  when: ValidateFunction;
+  holds: boolean;
+}
 
 interface Compiled {
   validate: ValidateFunction;
   fields: Map<string, FieldInfo>;
   numeric: string[][];
   unwrapped: string[][];
-  rules: { path: string[]; rules: SchemaRule[] }[];
+  /** Objects whose members' errors are named under another path (namedAs). */
+  renamed: { path: string[]; as: string[] }[];
+  /** The unwrapped objects' own schemas: a verb given only the object checks it against these. */
+  inner: { path: string[]; schema: object }[];
+  rules: { path: string[]; rules: SchemaRule[]; conditions: Condition[] }[];
 }
 
 type Node = Record<string | symbol, unknown>;
 
+/** The schema as Ajv reads it: each choice as if/then/else (the document keeps the union). */
+function forAjv(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forAjv);
+  if (typeof node !== 'object' || node === null) return node;
+  const n = node as Node;
+  const when = n[CHOICE];
+  if (when) {
+    const [then, otherwise] = n.anyOf as unknown[];
+    const { anyOf: _, ...rest } = n as Record<string, unknown>;
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword; the object is never awaited
+    return { ...rest, if: when, then: forAjv(then), else: forAjv(otherwise) };
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(n)) copy[key] = forAjv(value);
+  return copy;
+}
+
 /** Walks the schema's properties (through nullable unions) for what the checks need per field. */
 function describe(schema: Node): Omit<Compiled, 'validate'> {
-  const out: Omit<Compiled, 'validate'> = { fields: new Map(), numeric: [], unwrapped: [], rules: [] };
-  const walk = (node: Node, path: string[], required: boolean) => {
+  const out: Omit<Compiled, 'validate'> = {
+    fields: new Map(),
+    numeric: [],
+    unwrapped: [],
+    renamed: [],
+    inner: [],
+    rules: [],
+  };
+  const walk = (node: Node, path: string[], required: boolean, conditions: Condition[]) => {
     const key = path.join('/');
     if (path.length > 0 && !out.fields.has(key))
       out.fields.set(key, { schema: node as Record<string, unknown>, required, order: out.fields.size });
     if (node[NUMERIC_STRING] === true) out.numeric.push(path);
-    if (node[UNWRAPPED] === true) out.unwrapped.push(path);
+    const as = node[NAMED_AS] as string[] | undefined;
+    if (as) out.renamed.push({ path, as });
+    if (node[UNWRAPPED] === true) {
+      out.unwrapped.push(path);
+      out.inner.push({ path, schema: node });
+    }
     const rules = node[RULES] as SchemaRule[] | undefined;
-    if (rules) out.rules.push({ path, rules });
-    for (const branch of (node.anyOf as Node[] | undefined) ?? []) walk(branch, path, required);
+    if (rules) out.rules.push({ path, rules, conditions });
+    const when = node[CHOICE] as Record<string, unknown> | undefined;
+    const branches = (node.anyOf as Node[] | undefined) ?? [];
+    if (when) {
+      const test = ajv.compile(when);
+      branches.forEach((branch, i) => {
+        walk(branch, path, required, [...conditions, { path, when: test, holds: i === 0 }]);
+      });
+    } else for (const branch of branches) walk(branch, path, required, conditions);
     const properties = node.properties as Record<string, Node> | undefined;
     const needed = (node.required as string[] | undefined) ?? [];
     for (const [name, child] of Object.entries(properties ?? {}))
-      walk(child, [...path, name], needed.includes(name));
+      walk(child, [...path, name], needed.includes(name), conditions);
   };
-  walk(schema, [], true);
+  walk(schema, [], true, []);
   return out;
 }
 
@@ -137,7 +215,7 @@ function wrapper(schema: TSchema, field: string, required: boolean): TSchema {
 function compile(schema: TSchema): Compiled {
   let c = compiled.get(schema);
   if (!c) {
-    c = { validate: ajv.compile(schema), ...describe(schema as Node) };
+    c = { validate: ajv.compile(forAjv(schema) as TSchema), ...describe(schema as Node) };
     compiled.set(schema, c);
   }
   return c;
@@ -174,11 +252,62 @@ export function prepare(schema: TSchema): void {
   compile(schema);
 }
 
-/** The path an error is named by: without the keys of unwrapped objects above the field. */
-function named(path: string[], unwrapped: string[][]): string[] {
-  for (const u of unwrapped)
+/**
+ * The path an error is named by: under another path for the members of an object named so
+ * (namedAs), without the keys of unwrapped objects above the field.
+ */
+function named(path: string[], c: Compiled): string[] {
+  for (const r of c.renamed)
+    if (path.length > r.path.length && r.path.every((key, i) => path[i] === key))
+      return [...r.as, ...path.slice(r.path.length)];
+  for (const u of c.unwrapped)
     if (path.length > u.length && u.every((key, i) => path[i] === key)) return path.slice(u.length);
   return path;
+}
+
+type Found = FieldMessage & { root?: boolean };
+
+/**
+ * Every broken rule of `body`: the schema's, then the attached rules of the objects the body has
+ * (only those of the shape a choice picked), on the fields the schema let through.
+ */
+function problems(c: Compiled, body: unknown): Found[] {
+  readNumericStrings(body, c.numeric);
+  /** Field paths (joined with '/') refused so far, with every object above them. */
+  const failed = new Set<string>();
+  const found: Found[] = [];
+  const refuse = (m: Found) => {
+    found.push(m);
+    for (let i = 0; i <= m.path.length; i++) failed.add(m.path.slice(0, i).join('/'));
+  };
+  if (!c.validate(body)) for (const m of fieldMessages(c.validate.errors ?? [], body, c.fields)) refuse(m);
+  for (const { path, rules, conditions } of c.rules) {
+    const value = valueAt(body, path);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    if (!conditions.every((k) => k.when(valueAt(body, k.path)) === k.holds)) continue;
+    const orderOf = (at: string[]) => c.fields.get(at.join('/'))?.order ?? Number.MAX_SAFE_INTEGER;
+    const holder = value as Record<string, unknown>;
+    const check: RuleCheck = {
+      passed: (field) => !failed.has([...path, field].join('/')),
+      add: (field, message) => {
+        const at = [...path, ...(Array.isArray(field) ? field : [field])];
+        refuse({ path: at, message, order: orderOf(at) });
+      },
+      addBase: (message, field) =>
+        refuse({ path: ['base'], message, order: orderOf([...path, field]), root: true }),
+      against: (field, schema, required) => {
+        // The field's own attached rules run too.
+        for (const m of problems(compile(wrapper(schema, field, required)), holder))
+          refuse(
+            m.root
+              ? { ...m, order: orderOf([...path, field]) }
+              : { path: [...path, ...m.path], message: m.message, order: orderOf([...path, field]) },
+          );
+      },
+    };
+    for (const rule of rules) rule(holder, check);
+  }
+  return found;
 }
 
 /** Bodies already checked against a schema (by the route), so the verb does not check them again. */
@@ -197,44 +326,19 @@ export function checkBody(
 ): boolean {
   if (typeof body === 'object' && body !== null && checked.get(body) === schema) return true;
   const c = compile(schema);
-  readNumericStrings(body, c.numeric);
-  /** Field paths (joined with '/') refused so far, with every object above them. */
-  const failed = new Set<string>();
-  const found: (FieldMessage & { root?: boolean })[] = [];
-  const refuse = (m: FieldMessage & { root?: boolean }) => {
-    found.push(m);
-    for (let i = 0; i <= m.path.length; i++) failed.add(m.path.slice(0, i).join('/'));
-  };
-  if (!c.validate(body)) for (const m of fieldMessages(c.validate.errors ?? [], body, c.fields)) refuse(m);
-  for (const { path, rules } of c.rules) {
-    const value = valueAt(body, path);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
-    const orderOf = (at: string[]) => c.fields.get(at.join('/'))?.order ?? Number.MAX_SAFE_INTEGER;
-    const holder = value as Record<string, unknown>;
-    const check: RuleCheck = {
-      passed: (field) => !failed.has([...path, field].join('/')),
-      add: (field, message) => {
-        const at = [...path, ...(Array.isArray(field) ? field : [field])];
-        refuse({ path: at, message, order: orderOf(at) });
-      },
-      addBase: (message, field) =>
-        refuse({ path: ['base'], message, order: orderOf([...path, field]), root: true }),
-      against: (field, schema, required) => {
-        const w = compile(wrapper(schema, field, required));
-        readNumericStrings(holder, w.numeric);
-        if (w.validate(holder)) return;
-        for (const m of fieldMessages(w.validate.errors ?? [], holder, w.fields))
-          refuse({ path: [...path, ...m.path], message: m.message, order: orderOf([...path, field]) });
-      },
-    };
-    for (const rule of rules) rule(holder, check);
-  }
+  const found = problems(c, body);
   // In the order the fields are documented, whichever check found them.
   for (const { path, message, root } of found.sort((a, b) => a.order - b.order)) {
     if (path.length === 0 && prefix.length === 0) errors.add('base', 'Request body must be a JSON object');
-    else errors.add(root ? path : [...prefix, ...named(path, c.unwrapped)], message);
+    else errors.add(root ? path : [...prefix, ...named(path, c)], message);
   }
   const ok = found.length === 0;
-  if (ok && typeof body === 'object' && body !== null) checked.set(body, schema);
+  if (ok && typeof body === 'object' && body !== null) {
+    checked.set(body, schema);
+    for (const { path, schema: own } of c.inner) {
+      const value = valueAt(body, path);
+      if (typeof value === 'object' && value !== null) checked.set(value, own);
+    }
+  }
   return ok;
 }

@@ -10,6 +10,7 @@ import { Msg } from './rules.js';
  * - A field schema may carry its own text per keyword: `'x-messages': { pattern: 'must be two letters' }`.
  * - Otherwise each keyword has its default text (DEFAULTS); `type` names the expected type.
  * - A union (`anyOf`) that fails in one branch only, once `null` is set aside, reads as that branch;
+ *   so does one whose branches differ by type, in the branch of the value's type (a too long text);
  *   a union of constants reads "is not included in the list"; any other failed union "is invalid".
  */
 
@@ -29,6 +30,12 @@ export interface FieldMessage {
 
 /** Custom texts a field schema carries, per keyword. */
 export const MESSAGES = 'x-messages';
+
+/**
+ * A field whose null or "" is a value to check, not an absence (a change of a setting: null there
+ * is a request to clear it, or a mistake, never "unchanged").
+ */
+export const BLANK_IS_VALUE = 'x-blank-is-value';
 
 /** A text or an integer field given as a numeric string: both take "" as blank. */
 export const NUMERIC_STRING = 'x-numeric-string';
@@ -125,7 +132,15 @@ function resolveUnions(errors: ErrorObject[]): ErrorObject[] {
       }
       branches.set(branch, [...(branches.get(branch) ?? []), e]);
     }
-    const failing = [...branches.values()];
+    let failing = [...branches.values()];
+    // Of branches of different types, the one of the value's type says what is wrong with it.
+    const ofItsType = failing.filter(
+      (list) => !list.some((e) => e.keyword === 'type' && e.instancePath === union.instancePath),
+    );
+    if (failing.length > 1 && ofItsType.length === 1) {
+      for (const list of failing) if (list !== ofItsType[0]) for (const e of list) dropped.add(e);
+      failing = ofItsType;
+    }
     if (failing.length === 1) {
       dropped.add(union);
       continue;
@@ -174,13 +189,19 @@ export function fieldMessages(
 ): FieldMessage[] {
   const chosen = new Map<string, { rank: number; message: FieldMessage }>();
   for (const e of resolveUnions(raw)) {
+    // A choice's shape (schema-check.ts: choice) says what broke; its `if` adds nothing.
+    if (e.keyword === 'if') continue;
     const path = fieldPath(e.instancePath);
     if (e.keyword === 'required') path.push(String(e.params.missingProperty));
     const key = path.join('/');
     const info = fields.get(key);
     let message: string;
     if (e.keyword === 'required') message = Msg.blank;
-    else if (path.length > 0 && blankHere(valueAt(body, path), info)) {
+    else if (
+      path.length > 0 &&
+      info?.schema[BLANK_IS_VALUE] !== true &&
+      blankHere(valueAt(body, path), info)
+    ) {
       if (!info?.required) continue;
       message = Msg.blank;
     } else {

@@ -1,8 +1,10 @@
-import { isCalendarDate } from '../calendar/iso-instant.js';
+import type { TSchema } from 'typebox';
 import { type CardInput, CardMsg, validateCardInput } from '../cards/index.js';
-import { checkAddress } from '../core/address.js';
+import { addressCode, hasStates } from '../core/address.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields, isEmail, isIpAddress, Msg } from '../core/rules.js';
+import { Msg } from '../core/rules.js';
+import { checkBody } from '../core/schema-check.js';
+import { ChargeBody, ChildBodies, type ChildKind, CreditBody } from './schemas.js';
 
 /** Request parsing of the gateway verbs: the protocol's `request` object into checked values. */
 
@@ -48,10 +50,7 @@ export interface ChargeInput {
   avsCvcRules: AvsCvcRules;
 }
 
-export const InputMsg = {
-  encryptedCard:
-    'is not supported: send the card as credit_card (number, verification_value, holder, exp_month, exp_year) or its token',
-} as const;
+export { InputMsg } from './schemas.js';
 
 /** The `request` member every gateway body carries. */
 export function requestOf(body: unknown): Record<string, unknown> {
@@ -62,123 +61,101 @@ export function requestOf(body: unknown): Record<string, unknown> {
   return request as Record<string, unknown>;
 }
 
-function customerOf(f: Fields): Customer | null {
-  const body = f.object('customer');
-  if (!body) return null;
-  const c = new Fields(body, f.errors, ['customer']);
-  const ip = c.string('ip', { max: 45 });
-  if (ip !== undefined) c.check('ip', isIpAddress(ip));
-  const email = c.string('email', { max: 254 });
-  if (email !== undefined) c.check('email', isEmail(email));
-  const birth = c.string('birth_date', { max: 10 });
-  if (birth !== undefined) c.check('birth_date', isCalendarDate(birth), 'must be YYYY-MM-DD');
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const member = (v: unknown): Record<string, unknown> | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+function customerOf(request: Record<string, unknown>): Customer | null {
+  const c = member(request.customer);
+  if (!c) return null;
   return {
-    ip: ip ?? null,
-    email: email ?? null,
-    device_id: c.string('device_id', { max: 255 }) ?? null,
-    birth_date: birth ?? null,
+    ip: text(c.ip),
+    email: text(c.email),
+    device_id: text(c.device_id),
+    birth_date: text(c.birth_date),
   };
 }
 
-function billingAddressOf(f: Fields): BillingAddress | null {
-  const body = f.object('billing_address');
-  if (!body) return null;
-  const b = new Fields(body, f.errors, ['billing_address']);
-  const text = (name: string, max = 255) => b.string(name, { max }) ?? null;
-  // The shared address rules: the country in any case, a real state or province for the US and
-  // Canada, kept in upper case. The gateway never refused a state elsewhere, nor a zip: neither does it now.
-  const place: Record<string, string | undefined> = {
-    country: b.string('country', { max: 2 }),
-    state: b.string('state', { max: 32 }),
-  };
-  checkAddress(b, place);
+function billingAddressOf(request: Record<string, unknown>): BillingAddress | null {
+  const b = member(request.billing_address);
+  if (!b) return null;
+  // The country in any case, a US or Canadian state too, kept in upper case.
+  const country = text(b.country) === null ? null : addressCode(b.country as string);
+  const state = text(b.state);
   return {
-    first_name: text('first_name'),
-    last_name: text('last_name'),
-    address: text('address'),
-    country: place.country ?? null,
-    city: text('city'),
-    zip: text('zip', 16),
-    state: place.state ?? null,
-    phone: text('phone', 32),
+    first_name: text(b.first_name),
+    last_name: text(b.last_name),
+    address: text(b.address),
+    country,
+    city: text(b.city),
+    zip: text(b.zip),
+    state: state !== null && hasStates(country) ? addressCode(state) : state,
+    phone: text(b.phone),
   };
 }
 
-function rejectionCodes(f: Fields, part: 'avs_verification' | 'cvc_verification'): string[] {
-  const body = f.object(part);
-  if (!body) return [];
-  const p = new Fields(body, f.errors, [...f.prefix, part]);
-  if (p.boolean('skip_verification') === true) return [];
-  const codes = body.rejection_codes;
-  if (codes === undefined || codes === null) return [];
-  if (!Array.isArray(codes) || !codes.every((c) => typeof c === 'string')) {
-    p.check('rejection_codes', false, 'must be an array of strings');
-    return [];
-  }
-  return codes as string[];
+function rejectionCodes(rules: Record<string, unknown> | null): string[] {
+  if (!rules || rules.skip_verification === true) return [];
+  return Array.isArray(rules.rejection_codes) ? (rules.rejection_codes as string[]) : [];
 }
 
-function avsCvcRulesOf(f: Fields): AvsCvcRules {
-  const body = f.object('avs_cvc_verification');
-  if (!body) return { avs: [], cvc: [] };
-  const v = new Fields(body, f.errors, ['avs_cvc_verification']);
-  return { avs: rejectionCodes(v, 'avs_verification'), cvc: rejectionCodes(v, 'cvc_verification') };
+function avsCvcRulesOf(request: Record<string, unknown>): AvsCvcRules {
+  const body = member(request.avs_cvc_verification);
+  return {
+    avs: rejectionCodes(member(body?.avs_verification)),
+    cvc: rejectionCodes(member(body?.cvc_verification)),
+  };
 }
 
-/** A payment, an authorization or a credit. Credits need no CVC. */
+/**
+ * The request's own fields against the `request` schema of `body` (not checked again when the route
+ * checked them), thrown as the gateway's 422 when broken.
+ */
+function check(body: TSchema, request: Record<string, unknown>): void {
+  const errors = new ErrorCollector();
+  const schema = (body as unknown as { properties: { request: TSchema } }).properties.request;
+  if (!checkBody(schema, request, errors)) errors.throwIfAny();
+}
+
+/**
+ * A payment, an authorization or a credit (credits need no CVC): the body's schema (ChargeBody,
+ * CreditBody), then the card's expiry against the shop's clock.
+ */
 export function parseCharge(
   request: Record<string, unknown>,
   now: Date,
   opts: { requireCvc: boolean },
 ): ChargeInput {
+  check(opts.requireCvc ? ChargeBody : CreditBody, request);
   const errors = new ErrorCollector();
-  const f = new Fields(request, errors);
-  const amount = f.integer('amount', { required: true, exclusiveMin: 0 });
-  const currency = f.currency('currency', { required: true });
-  const description = f.string('description', { required: true, max: 255 });
-  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
-  const language = f.language('language') ?? 'en';
-  const returnUrl = f.url('return_url') ?? null;
-  const notificationUrl = f.url('notification_url') ?? null;
-  const test = f.boolean('test');
-  const duplicateCheck = f.boolean('duplicate_check') ?? true;
-  // The platform's client-side encrypted card needs the platform's keys; Kopek takes the card itself.
-  if (request.encrypted_credit_card !== undefined && request.credit_card === undefined)
-    throw ApiError.validation({ encrypted_credit_card: [InputMsg.encryptedCard] });
   const card = validateCardInput(request.credit_card, errors, ['credit_card'], {
     now,
     requireCvc: opts.requireCvc,
     expiredMessage: CardMsg.dateExpired,
   });
-  const cardBody = request.credit_card as Record<string, unknown> | undefined;
-  const skip = card
-    ? new Fields(cardBody ?? {}, errors, ['credit_card']).boolean('skip_three_d_secure_verification')
-    : false;
-  const customer = customerOf(f);
-  const billingAddress = billingAddressOf(f);
-  const additionalData = f.object('additional_data') ?? {};
-  const avsCvcRules = avsCvcRulesOf(f);
   errors.throwIfAny();
+  const trackingId = request.tracking_id;
+  const flag = (v: unknown, otherwise: boolean) => (typeof v === 'boolean' ? v : otherwise);
   return {
-    amount: amount as number,
-    currency: currency as string,
-    description: description as string,
-    trackingId,
-    language,
-    returnUrl,
-    notificationUrl,
-    test,
-    duplicateCheck,
-    skipThreeDs: skip === true,
+    amount: request.amount as number,
+    currency: request.currency as string,
+    description: request.description as string,
+    trackingId: typeof trackingId === 'number' ? String(trackingId) : text(trackingId),
+    language: text(request.language) ?? 'en',
+    returnUrl: text(request.return_url),
+    notificationUrl: text(request.notification_url),
+    test: typeof request.test === 'boolean' ? request.test : undefined,
+    duplicateCheck: flag(request.duplicate_check, true),
+    skipThreeDs: member(request.credit_card)?.skip_three_d_secure_verification === true,
     card: card as CardInput,
-    customer,
-    billingAddress,
-    additionalData,
-    avsCvcRules,
+    customer: customerOf(request),
+    billingAddress: billingAddressOf(request),
+    additionalData: member(request.additional_data) ?? {},
+    avsCvcRules: avsCvcRulesOf(request),
   };
 }
 
-export type ChildKind = 'capture' | 'void' | 'refund';
+export type { ChildKind } from './schemas.js';
 
 export interface ChildInput {
   parentUid: string;
@@ -189,14 +166,15 @@ export interface ChildInput {
   duplicateCheck: boolean;
 }
 
+/** A capture, a void or a refund: the body's schema (ChildBodies) says every rule. */
 export function parseChild(request: Record<string, unknown>, kind: ChildKind): ChildInput {
-  const errors = new ErrorCollector();
-  const f = new Fields(request, errors);
-  const parentUid = f.string('parent_uid', { required: true, max: 64 });
-  const amount = f.integer('amount', { required: kind !== 'void', exclusiveMin: 0 });
-  const reason = kind === 'refund' ? f.string('reason', { required: true, max: 255 }) : undefined;
-  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
-  const duplicateCheck = f.boolean('duplicate_check') ?? true;
-  errors.throwIfAny();
-  return { parentUid: parentUid as string, amount, reason: reason ?? null, trackingId, duplicateCheck };
+  check(ChildBodies[kind], request);
+  const trackingId = request.tracking_id;
+  return {
+    parentUid: request.parent_uid as string,
+    amount: typeof request.amount === 'number' ? request.amount : undefined,
+    reason: kind === 'refund' ? text(request.reason) : null,
+    trackingId: typeof trackingId === 'number' ? String(trackingId) : text(trackingId),
+    duplicateCheck: typeof request.duplicate_check === 'boolean' ? request.duplicate_check : true,
+  };
 }

@@ -12,7 +12,8 @@ import {
   CardRecordSchema,
   CardUpdateBody,
   ChargeBody,
-  ChildBody,
+  ChildBodies,
+  CreditBody,
   GatewayTimeoutError,
   gatewayErrors,
   TokenizeBody,
@@ -55,27 +56,25 @@ async function transaction(reply: FastifyReply, work: () => Promise<TransactionA
 export const gatewayRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const response = { 200: TransactionEnvelope, 504: GatewayTimeoutError, ...gatewayErrors };
   const charges = [
-    ['/transactions/payments', 'Payment: authorization and capture at once', pay],
-    ['/transactions/authorizations', 'Authorization: reserve the amount', authorize],
-    ['/transactions/credits', 'Credit: send money to a card', credit],
+    ['/transactions/payments', 'Payment: authorization and capture at once', pay, ChargeBody],
+    ['/transactions/authorizations', 'Authorization: reserve the amount', authorize, ChargeBody],
+    ['/transactions/credits', 'Credit: send money to a card', credit, CreditBody],
   ] as const;
-  for (const [url, summary, verb] of charges) {
-    app.post(
-      url,
-      { config: chargeConfig, schema: { tags, summary, body: ChargeBody, response } },
-      (request, reply) => transaction(reply, () => verb(ctxOf(request), request.body)),
+  for (const [url, summary, verb, body] of charges) {
+    app.post(url, { config: chargeConfig, schema: { tags, summary, body, response } }, (request, reply) =>
+      transaction(reply, () => verb(ctxOf(request), request.body)),
     );
   }
 
   const children = [
-    ['/transactions/captures', 'Capture an authorization (once, at most its amount)', capture],
-    ['/transactions/voids', 'Void an uncaptured authorization (once)', voidAuthorization],
-    ['/transactions/refunds', 'Refund a payment or capture; reason required', refund],
+    ['/transactions/captures', 'Capture an authorization (once, at most its amount)', capture, 'capture'],
+    ['/transactions/voids', 'Void an uncaptured authorization (once)', voidAuthorization, 'void'],
+    ['/transactions/refunds', 'Refund a payment or capture; reason required', refund, 'refund'],
   ] as const;
-  for (const [url, summary, verb] of children) {
+  for (const [url, summary, verb, kind] of children) {
     app.post(
       url,
-      { config: chargeConfig, schema: { tags, summary, body: ChildBody, response } },
+      { config: chargeConfig, schema: { tags, summary, body: ChildBodies[kind], response } },
       (request, reply) => transaction(reply, () => verb(ctxOf(request), request.body)),
     );
   }

@@ -1,83 +1,207 @@
-import { Type } from 'typebox';
-import { FreeObject, Nullable, TrackingId } from '../http/schemas.js';
+import { type TSchema, Type } from 'typebox';
+import { CardChanges, cardSchema, TokenizeCard } from '../cards/index.js';
+import { addressProblems, stateMessage } from '../core/address.js';
+import { Msg } from '../core/rules.js';
+import { choice, enforced, type RuleCheck, unwrapErrors, withRules } from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
+import { FreeObject, HttpUrl, Language, Nullable, Text, TrackingId, WholeNumber } from '../http/schemas.js';
 
 /** The gateway protocol's bodies, for the OpenAPI document and the serializer. */
 
 const Str = Type.String();
 const NStr = Nullable(Type.String());
-const WholeNumber = (description: string) =>
-  Type.Union([Type.Integer(), Type.String({ pattern: '^\\d+$' })], { description });
 
-export const CreditCardInput = Type.Object(
-  {
-    number: Type.Optional(Type.String({ description: '12 to 19 digits, Luhn-valid' })),
-    verification_value: Type.Optional(Type.String({ description: 'CVC: 3 or 4 digits; never stored' })),
-    holder: Type.Optional(Type.String({ maxLength: 32 })),
-    exp_month: Type.Optional(Type.String({ description: 'Two digits, 01 to 12' })),
-    exp_year: Type.Optional(Type.String({ description: 'Four digits' })),
-    token: Type.Optional(Type.String({ description: 'Replaces the fields above' })),
-    skip_three_d_secure_verification: Type.Optional(Type.Boolean()),
-  },
-  { description: 'The full card, or a token (with verification_value when the cardholder gave it)' },
+/** Text of at most `maxLength` characters, optional (null and "" count as absent). */
+const Optional = (maxLength: number, options: Record<string, unknown> = {}) =>
+  Type.Optional(Nullable(Type.String({ maxLength, ...options })));
+
+export const InputMsg = {
+  encryptedCard:
+    'is not supported: send the card as credit_card (number, verification_value, holder, exp_month, exp_year) or its token',
+} as const;
+
+const cardOfCharge = (requireCvc: boolean) =>
+  cardSchema({
+    requireCvc,
+    extra: { skip_three_d_secure_verification: Type.Optional(Nullable(Type.Boolean())) },
+  });
+
+const GatewayCustomer = Type.Object({
+  ip: Optional(45, { format: 'ip' }),
+  email: Optional(254, { format: 'email' }),
+  device_id: Optional(255),
+  birth_date: Optional(10, {
+    format: 'calendar-date',
+    description: 'YYYY-MM-DD',
+    [MESSAGES]: { format: 'must be YYYY-MM-DD' },
+  }),
+});
+
+/**
+ * A US or Canadian state must be a real one (the shared address rules); the gateway never refused a
+ * state of another country, nor a zip.
+ */
+function realState(address: Record<string, unknown>, check: RuleCheck): void {
+  const { country, state } = address;
+  if (!check.passed('country') || !check.passed('state')) return;
+  if (typeof country !== 'string' || typeof state !== 'string' || country === '' || state === '') return;
+  if (addressProblems({ country, state }).has('state')) check.add('state', stateMessage(country));
+}
+
+const BillingAddress = withRules(
+  Type.Object({
+    first_name: Optional(255),
+    last_name: Optional(255),
+    address: Optional(255),
+    country: Optional(2, { format: 'country', description: 'ISO 3166-1 alpha-2, in any case' }),
+    city: Optional(255),
+    zip: Optional(16),
+    state: Optional(32, { description: 'For the US and Canada, the code of a real state or province' }),
+    phone: Optional(32),
+  }),
+  realState,
 );
 
-const ChargeRequest = Type.Object({
-  amount: WholeNumber('Minor units, greater than 0'),
-  currency: Type.String({ description: 'ISO 4217 alpha-3, or BTC, ETH, USDT, USDC' }),
-  description: Type.String({ maxLength: 255 }),
-  tracking_id: Type.Optional(TrackingId),
-  language: Type.Optional(Type.String({ default: 'en' })),
-  return_url: Type.Optional(
-    Type.String({ format: 'uri', description: 'Where the cardholder returns after 3-D Secure' }),
+const STRINGS = 'must be an array of strings';
+const RejectionRules = Type.Object({
+  skip_verification: Type.Optional(Nullable(Type.Boolean())),
+  rejection_codes: Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ [MESSAGES]: { type: STRINGS } }), {
+        description: 'Result codes of the acquirer that decline the transaction',
+        [MESSAGES]: { type: STRINGS },
+      }),
+    ),
   ),
-  notification_url: Type.Optional(Type.String({ format: 'uri' })),
-  test: Type.Optional(Type.Boolean()),
-  duplicate_check: Type.Optional(
-    Type.Boolean({
-      default: true,
-      description: 'Declines the same card, amount, currency and tracking_id within 30 s',
+});
+
+/**
+ * A card is required; the platform's client-side encrypted card is not supported (it needs the
+ * platform's keys), and is named as such when it comes instead.
+ */
+function cardRequired(request: Record<string, unknown>, check: RuleCheck): void {
+  const absent = (v: unknown) => v === undefined || v === null;
+  if (!absent(request.credit_card) || !check.passed('credit_card')) return;
+  if (request.encrypted_credit_card !== undefined) check.add('encrypted_credit_card', InputMsg.encryptedCard);
+  else check.add('credit_card', Msg.blank);
+}
+
+/** `{"request": {...}}` of a payment, an authorization (CVC required with a full card) or a credit. */
+const chargeBody = (requireCvc: boolean) =>
+  enforced(
+    Type.Object({
+      request: unwrapErrors(
+        withRules(
+          Type.Object({
+            amount: WholeNumber({ exclusiveMinimum: 0, description: 'Minor units, greater than 0' }),
+            currency: Text({ format: 'currency', description: 'ISO 4217 alpha-3, or BTC, ETH, USDT, USDC' }),
+            description: Text({ maxLength: 255 }),
+            tracking_id: Type.Optional(TrackingId),
+            language: Type.Optional(Nullable(Language())),
+            return_url: Type.Optional(
+              Nullable(HttpUrl({ description: 'Where the cardholder returns after 3-D Secure' })),
+            ),
+            notification_url: Type.Optional(Nullable(HttpUrl())),
+            test: Type.Optional(Nullable(Type.Boolean())),
+            duplicate_check: Type.Optional(
+              Nullable(
+                Type.Boolean({
+                  default: true,
+                  description: 'Declines the same card, amount, currency and tracking_id within 30 s',
+                }),
+              ),
+            ),
+            encrypted_credit_card: Type.Optional(
+              Type.Unknown({ description: 'Not supported: send credit_card instead' }),
+            ),
+            credit_card: Type.Optional(cardOfCharge(requireCvc)),
+            customer: Type.Optional(Nullable(GatewayCustomer)),
+            billing_address: Type.Optional(Nullable(BillingAddress)),
+            additional_data: Type.Optional(Nullable(FreeObject)),
+            avs_cvc_verification: Type.Optional(
+              Nullable(
+                Type.Object({
+                  avs_verification: Type.Optional(Nullable(RejectionRules)),
+                  cvc_verification: Type.Optional(Nullable(RejectionRules)),
+                }),
+              ),
+            ),
+          }),
+          cardRequired,
+        ),
+      ),
     }),
-  ),
-  credit_card: CreditCardInput,
-  customer: Type.Optional(FreeObject),
-  billing_address: Type.Optional(FreeObject),
-  additional_data: Type.Optional(FreeObject),
-  avs_cvc_verification: Type.Optional(FreeObject),
-});
+  );
 
-export const ChargeBody = Type.Object({ request: ChargeRequest });
+/** Payments and authorizations: the CVC is required with a full card number. */
+export const ChargeBody = chargeBody(true);
+/** Credits send money to the card: no CVC needed. */
+export const CreditBody = chargeBody(false);
 
-export const ChildBody = Type.Object({
-  request: Type.Object({
-    parent_uid: Str,
-    amount: Type.Optional(WholeNumber('Minor units; required except for a void')),
-    reason: Type.Optional(Type.String({ maxLength: 255, description: 'Required for a refund' })),
-    tracking_id: Type.Optional(TrackingId),
-    duplicate_check: Type.Optional(
-      Type.Boolean({ description: 'Refunds: declines the same parent and amount within 30 s' }),
-    ),
-  }),
-});
+export type ChildKind = 'capture' | 'void' | 'refund';
 
-export const TokenizeBody = Type.Object({
-  request: Type.Object({
-    number: Type.Optional(Str),
-    holder: Type.Optional(Type.String({ maxLength: 32 })),
-    exp_month: Type.Optional(Str),
-    exp_year: Type.Optional(Str),
-    token: Type.Optional(
-      Type.String({ description: 'Updates holder and expiry of this card; keeps the token' }),
-    ),
-  }),
-});
+/** A capture, a void or a refund of `parent_uid`; a void may omit the amount, a refund needs a reason. */
+const childBody = (kind: ChildKind) =>
+  enforced(
+    Type.Object({
+      request: unwrapErrors(
+        Type.Object({
+          parent_uid: Text({ maxLength: 64 }),
+          amount: (kind === 'void' ? (s: TSchema) => Type.Optional(Nullable(s)) : (s: TSchema) => s)(
+            WholeNumber({
+              exclusiveMinimum: 0,
+              description:
+                kind === 'void' ? 'Minor units; the whole authorization when absent' : 'Minor units',
+            }),
+          ),
+          ...(kind === 'refund' ? { reason: Text({ maxLength: 255 }) } : {}),
+          tracking_id: Type.Optional(TrackingId),
+          duplicate_check: Type.Optional(
+            Nullable(
+              Type.Boolean({
+                default: true,
+                description: 'Declines the same parent and amount within 30 s',
+              }),
+            ),
+          ),
+        }),
+      ),
+    }),
+  );
 
-export const CardUpdateBody = Type.Object({
-  request: Type.Object({
-    holder: Type.Optional(Type.String({ maxLength: 32 })),
-    exp_month: Type.Optional(Type.String({ description: 'Two digits, 01 to 12' })),
-    exp_year: Type.Optional(Type.String({ description: 'Four digits; with exp_month, not past' })),
-  }),
-});
+export const ChildBodies: Record<ChildKind, TSchema> = {
+  capture: childBody('capture'),
+  void: childBody('void'),
+  refund: childBody('refund'),
+};
+
+/** The card given as `credit_card` inside `request`, rather than flat in it. */
+const NESTED_CARD = {
+  type: 'object',
+  required: ['credit_card'],
+  properties: { credit_card: { type: 'object' } },
+};
+
+/**
+ * The platform's clients send the card's fields flat in `request`; a `credit_card` object inside
+ * it is taken instead, its errors then named under `credit_card`.
+ */
+const cardRequest = (card: TSchema, description: string) =>
+  enforced(
+    Type.Object({
+      request: unwrapErrors(choice(NESTED_CARD, Type.Object({ credit_card: card }), card, { description })),
+    }),
+  );
+
+export const TokenizeBody = cardRequest(
+  TokenizeCard,
+  'A full card for a new token, or a token with a new holder or expiry (its number never changes)',
+);
+
+export const CardUpdateBody = cardRequest(
+  CardChanges,
+  'A new holder or expiry; with both, not past. The number never changes; a token here is not read',
+);
 
 export const CardRecordSchema = Type.Object({
   holder: Str,

@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Ctx } from '../context.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
+import { Msg } from '../core/rules.js';
+import { checkBody, enforced, type RuleCheck, withRules } from '../core/schema-check.js';
 import { ctxOf } from '../http/ctx.js';
+import { Nullable } from '../http/schemas.js';
 import { gatewayErrorBody } from './error-body.js';
 import { getTransaction } from './query.js';
 import { gatewayErrors, TransactionEnvelope } from './schemas.js';
@@ -19,20 +21,45 @@ import { finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-fin
 
 const OUTCOMES = ['passed', 'failed'] as const;
 
+/** Neither an outcome nor a PaRes: the outcome is what is missing. */
+function someAnswer(body: Record<string, unknown>, check: RuleCheck): void {
+  const blank = (v: unknown) => v === undefined || v === null || v === '';
+  if (blank(body.outcome) && blank(body.pa_res) && check.passed('outcome') && check.passed('pa_res'))
+    check.add('outcome', Msg.blank);
+}
+
 /**
  * The cardholder's answer: `outcome` as the page's form posts it, or the platform's `pa_res` (the
  * issuer's answer to the challenge). The sandbox has no issuer to read a PaRes, so a PaRes means the
  * cardholder went through the step, and the card's own result applies, as for `passed`.
  */
+const ReturnBody = enforced(
+  withRules(
+    Type.Object({
+      outcome: Type.Optional(
+        Nullable(
+          Type.Enum(OUTCOMES, {
+            type: 'string',
+            description: 'The challenge passed or failed; a frictionless card decides by itself',
+          }),
+        ),
+      ),
+      pa_res: Type.Optional(
+        Nullable(
+          Type.String({ description: 'Counts as passed (the card then decides); needed without outcome' }),
+        ),
+      ),
+      md: Type.Optional(Nullable(Type.String({ description: 'Accepted and not read' }))),
+    }),
+    someAnswer,
+  ),
+);
+
 function outcomeOf(body: unknown): 'passed' | 'failed' {
   const errors = new ErrorCollector();
-  const f = new Fields((body ?? {}) as Record<string, unknown>, errors);
-  const outcome = f.oneOf('outcome', OUTCOMES);
-  const paRes = f.string('pa_res');
-  errors.throwIfAny();
-  if (outcome) return outcome;
-  if (paRes !== undefined) return 'passed';
-  throw ApiError.validation({ outcome: [Msg.blank] });
+  if (!checkBody(ReturnBody, body, errors)) errors.throwIfAny();
+  const { outcome } = body as Record<string, unknown>;
+  return outcome === 'failed' ? 'failed' : 'passed';
 }
 
 async function stepOf(ctx: Ctx, uid: string) {
@@ -41,17 +68,6 @@ async function stepOf(ctx: Ctx, uid: string) {
   if (!step || step.shopId !== ctx.shop.id) throw ApiError.notFound();
   return step;
 }
-
-const ReturnBody = Type.Object({
-  outcome: Type.Optional(
-    Type.Union(
-      OUTCOMES.map((o) => Type.Literal(o)),
-      { description: 'The challenge passed or failed; a frictionless card decides by itself' },
-    ),
-  ),
-  pa_res: Type.Optional(Type.String({ description: 'Counts as passed: the card then decides' })),
-  md: Type.Optional(Type.String({ description: 'Accepted and not read' })),
-});
 
 export const threeDSecureReturnRoutes: FastifyPluginAsyncTypebox<ThreeDsRouteOptions> = async (app, opts) => {
   // The page's form, forwarded as posted, is as good an answer as the platform clients' JSON.

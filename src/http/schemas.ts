@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Msg } from '../core/rules.js';
+import { LANGUAGES, Msg } from '../core/rules.js';
 import { MESSAGES, NUMERIC_STRING } from '../core/schema-errors.js';
 
 /** The contract's error body, for the OpenAPI document. */
@@ -71,5 +71,20 @@ export const TrackingId = Type.Union(
   {
     description:
       "The shop's own id of the order, at most 255 characters; an integer is kept as its decimal text",
+    // A fraction, or an integer beyond 2^53 (no longer exact), is no id: it is read as any other type.
+    [MESSAGES]: { anyOf: Msg.notString, minimum: Msg.notString, maximum: Msg.notString },
   },
 );
+
+/** An absolute http(s) URL, as where to send the buyer or a notification. */
+export const HttpUrl = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.String({
+    maxLength: 2048,
+    format: 'http-url',
+    ...options,
+    [MESSAGES]: { format: 'must be an absolute http(s) URL' },
+  });
+
+/** One of the languages of the payment pages and e-mails. */
+export const Language = (options: Parameters<typeof Type.String>[0] = {}) =>
+  Type.Enum(LANGUAGES, { type: 'string', default: 'en', ...options });

@@ -4,7 +4,7 @@ import { shopOf } from '../http/auth.js';
 import { servicesOf } from '../http/ctx.js';
 import { errorResponses, Nullable } from '../http/schemas.js';
 import { confirmSigningKey, rotateSigningKey, rotateWebhookSecret } from './notification-keys.js';
-import { changeShopSettings, getShopSettings, settingsView } from './settings.js';
+import { changeShopSettings, getShopSettings, ShopSettingsInput, settingsView } from './settings.js';
 
 const Str = Type.String();
 const Delays = Type.Array(Str, { description: 'ISO 8601 durations, PT1M to P30D; the last repeats' });
@@ -53,10 +53,6 @@ export const ShopSettingsSchema = Type.Object(
   },
   { $id: 'ShopSettings' },
 );
-
-const ShopSettingsInput = Type.Partial(Type.Object(settingFields), {
-  description: 'Any of the settings; fields not given stay as they are, unknown fields are ignored',
-});
 
 export const shopRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['shop'];

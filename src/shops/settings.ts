@@ -2,10 +2,14 @@
  * A shop's own settings (decisions.md, The shop's own settings): read with `GET /shop`, changed with
  * `PATCH /shop` and `kopek shop update`. The same verbs serve both.
  */
+import { type Static, type TSchema, Type } from 'typebox';
 import { parseQuietHours, parseRetrySchedule, parseTimeZone } from '../calendar/retry-settings.js';
+import { canonicalTimeZone } from '../calendar/zoned-time.js';
 import { type Clock, isoString } from '../clock.js';
 import { ApiError, ErrorCollector } from '../core/errors.js';
-import { isEmail, isHttpUrl, Msg } from '../core/rules.js';
+import { isEmail, isHttpUrl } from '../core/rules.js';
+import { addFormat, checkBody, enforced, type RuleCheck, withRules } from '../core/schema-check.js';
+import { BLANK_IS_VALUE, MESSAGES } from '../core/schema-errors.js';
 import type { MasterKeys } from '../crypto/keyring.js';
 import type { Queryable } from '../db/db.js';
 import { webhookSecretEnc } from './notification-keys.js';
@@ -55,6 +59,7 @@ export interface SettingsDeps {
 }
 
 const MAX_URL = 2048;
+const TIME_ZONE = 'is not an IANA time zone such as Europe/Minsk or UTC';
 
 /** The base64 body of a PEM: its lines between the BEGIN and END lines, joined. */
 export function pemBody(pem: string): string {
@@ -102,44 +107,107 @@ export async function getShopSettings(deps: SettingsDeps, shopId: number): Promi
   return settingsView(deps, row);
 }
 
+addFormat('padded-email', (v) => isEmail(v.trim()));
+addFormat('padded-http-url', (v) => v.trim().length <= MAX_URL && isHttpUrl(v.trim()));
+addFormat('time-zone', (v) => canonicalTimeZone(v.trim()) !== undefined);
+
+/** A setting as PATCH takes it: null is a value (clear it, or not allowed), never "unchanged". */
+const Setting = <T extends TSchema>(schema: T, message?: string) =>
+  Type.Optional(
+    Type.Unsafe<Static<T>>({
+      ...schema,
+      [BLANK_IS_VALUE]: true,
+      ...(message ? { [MESSAGES]: { type: message, format: message, anyOf: message } } : {}),
+    }),
+  );
+
+const URL_MESSAGE = 'must be an absolute http(s) URL';
+
+/** The retry schedule and the quiet hours, read as the cabinet reads them: their messages name the part. */
+function scheduleAndHours(body: Record<string, unknown>, check: RuleCheck): void {
+  for (const [field, parse] of [
+    ['retry_schedule', parseRetrySchedule],
+    ['quiet_hours', parseQuietHours],
+  ] as const) {
+    if (body[field] === undefined) continue;
+    const parsed = parse(body[field]);
+    if (!parsed.ok) for (const message of parsed.errors) check.add(field, message);
+  }
+}
+
 /**
- * The changes a body asks for, every broken rule reported at once. Fields not named stay as they
- * are; null clears the nullable ones (the platform's rule for retries, no quiet hours); fields
- * other than the settings are ignored, as everywhere in the API.
+ * `PATCH /shop` (and `kopek shop update`): any of the settings; fields not named stay as they are,
+ * null clears the nullable ones (the platform's rule for retries, no quiet hours), other fields are
+ * ignored, as everywhere in the API. The schema states each field's rule; the retry schedule's and
+ * quiet hours' parts are read beside it (calendar/retry-settings.ts, shared with the cabinet).
  */
+export const ShopSettingsInput = enforced(
+  withRules(
+    Type.Object(
+      {
+        three_d_secure: Setting(Type.Boolean()),
+        email_notifications: Setting(Type.Boolean({ description: 'needs notification_email' })),
+        notification_email: Setting(Type.Union([Type.String({ format: 'padded-email' }), Type.Null()])),
+        return_url: Setting(
+          Type.Union([
+            Type.String({
+              format: 'padded-http-url',
+              description: 'Absolute http(s) URL: where buyers return by default',
+            }),
+            Type.Null(),
+          ]),
+          URL_MESSAGE,
+        ),
+        notification_auth: Type.Optional(
+          Type.Unsafe<NotificationAuth>({
+            type: 'string',
+            enum: [...NOTIFICATION_AUTHS],
+            [BLANK_IS_VALUE]: true,
+            [MESSAGES]: {
+              type: `must be one of: ${NOTIFICATION_AUTHS.join(', ')}`,
+              enum: `must be one of: ${NOTIFICATION_AUTHS.join(', ')}`,
+            },
+            description:
+              'basic: notifications carry HTTP Basic shop_id:secret_key, over https only; signature: no credentials (verify Kopek-Signature and Content-Signature)',
+          }),
+        ),
+        time_zone: Setting(
+          Type.String({
+            format: 'time-zone',
+            description: 'IANA name, e.g. Europe/Minsk: billing dates follow its calendar',
+          }),
+          TIME_ZONE,
+        ),
+        retry_schedule: Type.Optional(
+          Type.Unknown({
+            description:
+              "{failed?, error?}: 1 to 20 ISO 8601 durations each, PT1M to P30D, the last repeating (a bare list is both); null: the platform's rule",
+          }),
+        ),
+        quiet_hours: Type.Optional(
+          Type.Unknown({
+            description:
+              '{start, end}: local hours (HH:MM) in which no renewal is charged, start after end crossing midnight; null: none',
+          }),
+        ),
+      },
+      { description: 'Any of the settings; fields not given stay as they are, unknown fields are ignored' },
+    ),
+    scheduleAndHours,
+  ),
+);
+
+/** The changes a body asks for (ShopSettingsInput), every broken rule reported at once. */
 export function parseSettings(body: Record<string, unknown>): ShopSettings {
   const errors = new ErrorCollector();
+  if (!checkBody(ShopSettingsInput, body, errors)) errors.throwIfAny();
   const s: ShopSettings = {};
-  const boolean = (field: string) => {
-    const v = body[field];
-    if (v === undefined) return undefined;
-    if (typeof v === 'boolean') return v;
-    errors.add(field, Msg.notBoolean);
-    return undefined;
-  };
-  /** A string that passes `ok`, or null to clear. */
-  const clearable = (field: string, ok: (v: string) => boolean, message: string) => {
-    const v = body[field];
-    if (v === undefined || v === null) return v;
-    if (typeof v === 'string' && ok(v.trim())) return v.trim();
-    errors.add(field, message);
-    return undefined;
-  };
-  const threeDs = boolean('three_d_secure');
-  if (threeDs !== undefined) s.threeDs = threeDs;
-  const emailNotifications = boolean('email_notifications');
-  if (emailNotifications !== undefined) s.emailNotifications = emailNotifications;
-  const email = clearable('notification_email', isEmail, Msg.invalid);
-  if (email !== undefined) s.notificationEmail = email;
-  const url = (v: string) => v.length <= MAX_URL && isHttpUrl(v);
-  const returnUrl = clearable('return_url', url, 'must be an absolute http(s) URL');
-  if (returnUrl !== undefined) s.returnUrl = returnUrl;
-  const auth = body.notification_auth;
-  if (auth !== undefined) {
-    if (typeof auth === 'string' && (NOTIFICATION_AUTHS as readonly string[]).includes(auth))
-      s.notificationAuth = auth as NotificationAuth;
-    else errors.add('notification_auth', `must be one of: ${NOTIFICATION_AUTHS.join(', ')}`);
-  }
+  const trimmed = (v: unknown) => (typeof v === 'string' ? v.trim() : null);
+  if (typeof body.three_d_secure === 'boolean') s.threeDs = body.three_d_secure;
+  if (typeof body.email_notifications === 'boolean') s.emailNotifications = body.email_notifications;
+  if (body.notification_email !== undefined) s.notificationEmail = trimmed(body.notification_email);
+  if (body.return_url !== undefined) s.returnUrl = trimmed(body.return_url);
+  if (body.notification_auth !== undefined) s.notificationAuth = body.notification_auth as NotificationAuth;
   const parsers = [
     ['time_zone', parseTimeZone, 'timeZone'],
     ['retry_schedule', parseRetrySchedule, 'retrySchedule'],
@@ -149,9 +217,7 @@ export function parseSettings(body: Record<string, unknown>): ShopSettings {
     if (body[field] === undefined) continue;
     const parsed = parse(body[field]);
     if (parsed.ok) Object.assign(s, { [key]: parsed.value });
-    else for (const message of parsed.errors) errors.add(field, message);
   }
-  errors.throwIfAny();
   return s;
 }
 

@@ -1,13 +1,22 @@
 import { Type } from 'typebox';
-import { type CardInput, validateCardInput } from '../cards/index.js';
+import { type CardInput, cardSchema, validateCardInput } from '../cards/index.js';
 import type { Ctx } from '../context.js';
 import { ErrorCollector } from '../core/errors.js';
-import { Fields, Msg } from '../core/rules.js';
-import { enforced } from '../core/schema-check.js';
-import { type CustomerRow, findCustomer, type NewCustomer, validateCustomer } from '../customers/index.js';
+import { Msg } from '../core/rules.js';
+import { checkBody, choice, enforced, type RuleCheck, withRules } from '../core/schema-check.js';
+import { MESSAGES } from '../core/schema-errors.js';
+import {
+  CustomerInput,
+  type CustomerRow,
+  findCustomer,
+  type NewCustomer,
+  validateCustomer,
+} from '../customers/index.js';
 import type { Queryable } from '../db/db.js';
-import { Text } from '../http/schemas.js';
-import { checkPlanInput, type PlanChoice } from '../plans/index.js';
+import { FreeObject, HttpUrl, Language, Nullable, Text, TrackingId } from '../http/schemas.js';
+import { checkPlanInput, type PlanChoice, PlanInput } from '../plans/index.js';
+
+const STRINGS = 'must be an array of strings';
 
 export const CUSTOMER_NOT_FOUND = "customer with this ID doesn't exist for this account";
 export const CARD_NOT_FOUND = "card with this token doesn't exist for this account";
@@ -34,6 +43,7 @@ export interface SubscriptionInput {
   dynamicBillingDescriptor: string | null;
 }
 
+/** The customer member, once its schema held: the shop's customer by id, or a new one. */
 async function checkCustomer(
   ctx: Ctx,
   value: unknown,
@@ -41,10 +51,6 @@ async function checkCustomer(
   db: Queryable,
 ): Promise<CustomerChoice> {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    errors.add('customer', Msg.notObject);
-    return undefined;
-  }
   const body = value as Record<string, unknown>;
   if (body.id !== undefined && body.id !== null) {
     const row = typeof body.id === 'string' ? await findCustomer(db, ctx.shop.id, body.id) : undefined;
@@ -54,36 +60,91 @@ async function checkCustomer(
   return { create: validateCustomer(body, errors, ['customer']) };
 }
 
-/**
- * avs_cvc_verification is handed to the gateway with the first charge (`{avs_verification,
- * cvc_verification}`, each `{skip_verification, rejection_codes}`): a malformed one is refused here,
- * not by the gateway after the subscription exists. Other members are kept as given.
- */
-function checkAvsCvc(f: Fields): Record<string, unknown> | null {
-  const body = f.object('avs_cvc_verification');
-  if (!body) return null;
-  const outer = new Fields(body, f.errors, ['avs_cvc_verification']);
-  for (const part of ['avs_verification', 'cvc_verification']) {
-    const section = outer.object(part);
-    if (!section) continue;
-    const inner = new Fields(section, f.errors, ['avs_cvc_verification', part]);
-    inner.boolean('skip_verification');
-    const codes = section.rejection_codes;
-    if (codes !== undefined && codes !== null) {
-      inner.check(
-        'rejection_codes',
-        Array.isArray(codes) && codes.every((c) => typeof c === 'string'),
-        'must be an array of strings',
-      );
-    }
-  }
-  return body;
+/** A member given by the id of a stored object rather than in full: `{id}`. */
+const GIVEN_BY_ID = { type: 'object', required: ['id'], properties: { id: { not: { type: 'null' } } } };
+
+const RejectionRules = Type.Object({
+  skip_verification: Type.Optional(Nullable(Type.Boolean())),
+  rejection_codes: Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ [MESSAGES]: { type: STRINGS } }), {
+        description: 'Result codes that decline the first charge',
+        [MESSAGES]: { type: STRINGS },
+      }),
+    ),
+  ),
+});
+
+/** In the card variant a customer is required; the redirect variant asks the buyer on the hosted page. */
+function customerWithCard(body: Record<string, unknown>, check: RuleCheck): void {
+  const absent = (v: unknown) => v === undefined || v === null;
+  if (!absent(body.card) && absent(body.customer) && check.passed('customer'))
+    check.add('customer', Msg.blank);
 }
 
 /**
- * Validates a subscription request as a whole and reports every broken rule at once. A request with
- * a `card` is the card variant (a customer is then required); without one, the redirect variant.
- * Nothing is written here.
+ * `POST /subscriptions`. The schema states every rule of one field (in the order they are reported);
+ * `plan` and `customer` are an `{id}` of the shop's or one given in full, as `POST /plans` and
+ * `POST /customers` take it. What only the store or the clock can say stays as code: whether an id
+ * is the shop's (checkSubscriptionInput), whether the card has expired (validateCardInput).
+ */
+export const SubscriptionInputSchema = enforced(
+  withRules(
+    Type.Object({
+      tracking_id: Type.Optional(TrackingId),
+      device_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+      return_url: Type.Optional(Nullable(HttpUrl())),
+      notification_url: Type.Optional(Nullable(HttpUrl())),
+      additional_data: Type.Optional(Nullable(FreeObject)),
+      avs_cvc_verification: Type.Optional(
+        Nullable(
+          Type.Object(
+            {
+              avs_verification: Type.Optional(Nullable(RejectionRules)),
+              cvc_verification: Type.Optional(Nullable(RejectionRules)),
+            },
+            { description: 'Handed to the gateway with the first charge; other members are kept as given' },
+          ),
+        ),
+      ),
+      dynamic_billing_descriptor: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+      receipt_text: Type.Optional(
+        Nullable(
+          Type.Array(Type.String({ maxLength: 1024, [MESSAGES]: { type: STRINGS, maxLength: STRINGS } }), {
+            description: 'Lines of at most 1024 characters',
+            [MESSAGES]: { type: STRINGS },
+          }),
+        ),
+      ),
+      language: Type.Optional(Nullable(Language())),
+      settings: Type.Optional(
+        Nullable(
+          Type.Object(
+            {
+              language: Type.Optional(Nullable(Language({ description: 'Used when language is not given' }))),
+            },
+            { description: 'Kept as given' },
+          ),
+        ),
+      ),
+      customer: Type.Optional(
+        choice(GIVEN_BY_ID, Type.Object({ id: Type.String() }), CustomerInput, {
+          description: 'A customer of the shop by its id, or a new one; required with a card',
+        }),
+      ),
+      card: Type.Optional(cardSchema({ requireCvc: true })),
+      plan: choice(GIVEN_BY_ID, Type.Object({ id: Type.String() }), PlanInput, {
+        description: 'A plan of the shop by its id, or a new one',
+      }),
+    }),
+    customerWithCard,
+  ),
+);
+
+/**
+ * Validates a subscription request as a whole (SubscriptionInputSchema, then the ids against the
+ * store) and reports every broken rule at once. A request with a `card` is the card variant (a
+ * customer is then required); without one, the redirect variant. Nothing is written here.
  */
 export async function checkSubscriptionInput(
   ctx: Ctx,
@@ -91,51 +152,32 @@ export async function checkSubscriptionInput(
   db: Queryable,
 ): Promise<SubscriptionInput> {
   const errors = new ErrorCollector();
-  const f = new Fields(body, errors);
-  const trackingId = f.textOrInteger('tracking_id', { max: 255 }) ?? null;
-  const deviceId = f.string('device_id', { max: 255 }) ?? null;
-  const returnUrl = f.url('return_url') ?? null;
-  const notificationUrl = f.url('notification_url') ?? null;
-  const additionalData = f.object('additional_data') ?? {};
-  const avsCvcVerification = checkAvsCvc(f);
-  const settings = f.object('settings') ?? null;
-  const dynamicBillingDescriptor = f.string('dynamic_billing_descriptor', { max: 255 }) ?? null;
-  let receiptText: string[] | null = null;
-  if (f.has('receipt_text')) {
-    const v = body.receipt_text;
-    if (Array.isArray(v) && v.every((line) => typeof line === 'string' && line.length <= 1024))
-      receiptText = v;
-    else errors.add('receipt_text', 'must be an array of strings');
-  }
-  let language = f.language('language');
-  if (settings && settings.language !== undefined && settings.language !== null) {
-    const inSettings = new Fields(settings, errors, ['settings']).language('language');
-    language ??= inSettings;
-  }
-
+  if (!checkBody(SubscriptionInputSchema, body, errors)) errors.throwIfAny();
   const customer = await checkCustomer(ctx, body.customer, errors, db);
-  const cardGiven = body.card !== undefined && body.card !== null;
   // Whether a token exists is the gateway's to say: the service asks it when tokenizing.
-  const card = cardGiven
-    ? validateCardInput(body.card, errors, ['card'], { now: ctx.clock.now(), requireCvc: true })
-    : undefined;
-  if (cardGiven && (body.customer === undefined || body.customer === null)) errors.add('customer', Msg.blank);
+  const card =
+    body.card === undefined || body.card === null
+      ? undefined
+      : validateCardInput(body.card, errors, ['card'], { now: ctx.clock.now(), requireCvc: true });
   const plan = await checkPlanInput(ctx, body.plan, errors, db);
-
   errors.throwIfAny();
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+  const object = (v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  const settings = object(body.settings);
   return {
     plan: plan as PlanChoice,
     customer,
     card,
-    trackingId,
-    deviceId,
-    returnUrl,
-    notificationUrl,
-    additionalData,
-    receiptText,
-    avsCvcVerification,
+    trackingId: typeof body.tracking_id === 'number' ? String(body.tracking_id) : text(body.tracking_id),
+    deviceId: text(body.device_id),
+    returnUrl: text(body.return_url),
+    notificationUrl: text(body.notification_url),
+    additionalData: object(body.additional_data) ?? {},
+    receiptText: Array.isArray(body.receipt_text) ? (body.receipt_text as string[]) : null,
+    avsCvcVerification: object(body.avs_cvc_verification),
     settings,
-    language: language ?? 'en',
-    dynamicBillingDescriptor,
+    language: text(body.language) ?? text(settings?.language) ?? 'en',
+    dynamicBillingDescriptor: text(body.dynamic_billing_descriptor),
   };
 }

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorCollector } from '../core/errors.js';
 import { parseListQuery } from '../core/paging.js';
-import { CustomerInput } from '../customers/index.js';
 import { ctxOf, publicUrlOf } from '../http/ctx.js';
 import { page } from '../http/pagination.js';
-import { errorResponses, FreeObject, IdParams, Nullable, TrackingId } from '../http/schemas.js';
-import { PlanInput, PlanSchema } from '../plans/index.js';
-import { CancelInput } from './input.js';
+import { errorResponses, FreeObject, IdParams, Nullable } from '../http/schemas.js';
+import { PlanSchema } from '../plans/index.js';
+import { CancelInput, SubscriptionInputSchema } from './input.js';
 import { getSubscription, listSubscriptionsOfShop } from './read.js';
 import { SUBSCRIPTION_STATES } from './repository.js';
 import { cancelSubscription, createSubscription } from './service.js';
@@ -94,31 +93,6 @@ export const SubscriptionSchema = Type.Object(
   { $id: 'Subscription' },
 );
 
-const SubscriptionInput = Type.Object({
-  plan: Type.Union([Type.Object({ id: Str }), PlanInput]),
-  customer: Type.Optional(Type.Union([Type.Object({ id: Str }), CustomerInput])),
-  card: Type.Optional(
-    Type.Object({
-      number: Type.Optional(Str),
-      verification_value: Type.Optional(Str),
-      holder: Type.Optional(Str),
-      exp_month: Type.Optional(Str),
-      exp_year: Type.Optional(Str),
-      token: Type.Optional(Str),
-    }),
-  ),
-  tracking_id: Type.Optional(TrackingId),
-  device_id: Type.Optional(Str),
-  return_url: Type.Optional(Str),
-  notification_url: Type.Optional(Str),
-  additional_data: Type.Optional(FreeObject),
-  receipt_text: Type.Optional(Type.Array(Str)),
-  avs_cvc_verification: Type.Optional(FreeObject),
-  settings: Type.Optional(FreeObject),
-  language: Type.Optional(Str),
-  dynamic_billing_descriptor: Type.Optional(Str),
-});
-
 const ListSubscriptionsQuery = Type.Object({
   limit: Type.Optional(Str),
   starting_after: Type.Optional(Str),
@@ -139,7 +113,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Create a subscription (redirect variant without a card, card variant with one)',
-        body: SubscriptionInput,
+        body: SubscriptionInputSchema,
         response: { 201: SubscriptionSchema, ...errorResponses },
       },
     },

@@ -1,8 +1,29 @@
-import { isCalendarDate, parseInstant } from '../../calendar/iso-instant.js';
-import { checkAddress } from '../../core/address.js';
+import { Type } from 'typebox';
+import { parseInstant } from '../../calendar/iso-instant.js';
+import { AddressMsg, addressCode, addressProblems, hasStates, stateMessage } from '../../core/address.js';
 import { ApiError, ErrorCollector } from '../../core/errors.js';
-import { Fields, isEmail, isIpAddress, Msg } from '../../core/rules.js';
+import { Msg } from '../../core/rules.js';
+import {
+  addFormat,
+  checkBody,
+  enforced,
+  namedAs,
+  type RuleCheck,
+  withRules,
+} from '../../core/schema-check.js';
+import { MESSAGES } from '../../core/schema-errors.js';
+import {
+  FreeObject,
+  HttpUrl,
+  Language,
+  Nullable,
+  Text,
+  TrackingId,
+  WholeNumber,
+} from '../../http/schemas.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
+
+const EXPIRY_FORMAT = 'must be an ISO 8601 date and time, e.g. 2026-05-01T12:00:00+03:00';
 
 /** `POST /ctp/api/checkouts`: the platform's `checkout` object, checked field by field. */
 
@@ -40,34 +61,155 @@ export interface CtpInput {
   expiresAt: Date | null;
 }
 
-function fieldList(f: Fields, name: string): string[] {
-  const v = f.body[name];
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
-    f.check(name, false, 'must be an array of field names');
-    return [];
+addFormat('iso-instant', (text) => parseInstant(text) !== undefined);
+
+const FIELD_NAMES = 'must be an array of field names';
+const FieldList = (description: string) =>
+  Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ [MESSAGES]: { type: FIELD_NAMES } }), {
+        description: `${description}: any of ${CUSTOMER_FIELD_NAMES.join(', ')}`,
+        [MESSAGES]: { type: FIELD_NAMES },
+      }),
+    ),
+  );
+
+/** Names a customer field list may hold: the message lists those it does not know. */
+function knownFieldNames(lists: Record<string, unknown>, check: RuleCheck): void {
+  for (const name of ['visible', 'read_only']) {
+    const list = lists[name];
+    if (!check.passed(name) || !Array.isArray(list)) continue;
+    const unknown = list.filter((x) => !(CUSTOMER_FIELD_NAMES as string[]).includes(x as string));
+    if (unknown.length > 0) check.add(name, `has unknown fields: ${unknown.join(', ')}`);
   }
-  const unknown = v.filter((x) => !(CUSTOMER_FIELD_NAMES as string[]).includes(x));
-  if (unknown.length > 0) f.check(name, false, `has unknown fields: ${unknown.join(', ')}`);
-  return [...new Set(v as string[])];
 }
 
-function customerOf(f: Fields): Record<string, string> | null {
-  const body = f.object('customer');
-  if (!body) return null;
-  const c = new Fields(body, f.errors, ['customer']);
-  const out: Record<string, string> = {};
-  for (const name of [...CUSTOMER_FIELD_NAMES, 'ip'] as const) {
-    const v = c.string(name, { max: name === 'email' ? 254 : 255 });
-    if (v !== undefined) out[name] = v;
-  }
-  if (out.email !== undefined) c.check('email', isEmail(out.email));
-  if (out.ip !== undefined) c.check('ip', isIpAddress(out.ip));
-  checkAddress(c, out);
-  if (out.birth_date !== undefined)
-    c.check('birth_date', isCalendarDate(out.birth_date), 'must be YYYY-MM-DD');
-  return out;
+/** A US or Canadian state, and a US zip, as the shared address rules have them. */
+function realAddress(customer: Record<string, unknown>, check: RuleCheck): void {
+  const text = (field: string) => {
+    const v = customer[field];
+    return check.passed(field) && typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const country = text('country');
+  const problems = addressProblems({ country, state: text('state'), zip: text('zip') });
+  if (problems.has('state')) check.add('state', stateMessage(country ?? ''));
+  if (problems.has('zip')) check.add('zip', AddressMsg.usZip);
 }
+
+const customerField = (name: string) => {
+  const formats: Record<string, Record<string, unknown>> = {
+    email: { maxLength: 254, format: 'email' },
+    country: { maxLength: 255, format: 'country', description: 'ISO 3166-1 alpha-2, in any case' },
+    birth_date: { maxLength: 255, format: 'calendar-date', [MESSAGES]: { format: 'must be YYYY-MM-DD' } },
+    ip: { maxLength: 255, format: 'ip' },
+  };
+  return Type.Optional(Nullable(Type.String(formats[name] ?? { maxLength: 255 })));
+};
+
+/**
+ * A tokenization may carry no amount (0 or more); a payment or an authorization needs one greater
+ * than 0. The type decides, so the rule sits on the checkout.
+ */
+function amountOfType(checkout: Record<string, unknown>, check: RuleCheck): void {
+  const order = checkout.order;
+  if (typeof order !== 'object' || order === null || !check.passed('order/amount')) return;
+  const amount = (order as Record<string, unknown>).amount;
+  const tokenization = checkout.transaction_type === 'tokenization';
+  if (amount === undefined || amount === null) {
+    if (!tokenization) check.add(['order', 'amount'], Msg.blank);
+  } else if (typeof amount === 'number') {
+    if (tokenization && amount < 0) check.add(['order', 'amount'], Msg.greaterOrEqual(0));
+    if (!tokenization && amount <= 0) check.add(['order', 'amount'], Msg.greaterThan(0));
+  }
+}
+
+/**
+ * `POST /ctp/api/checkouts`: the platform's `checkout` object. The schema states every rule of one
+ * field; the amount's bound (by transaction_type), known customer field names and the address rules
+ * stay beside it; the version (the X-API-Version header first) and an expiry in the future are
+ * checked by parseCheckout.
+ */
+export const CheckoutBody = enforced(
+  Type.Object({
+    checkout: withRules(
+      Type.Object({
+        version: Type.Optional(
+          Type.Unknown({
+            description:
+              'A version number such as 2 or 2.1; the X-API-Version header wins, then version beside checkout',
+          }),
+        ),
+        transaction_type: Type.Enum(TRANSACTION_TYPES, { type: 'string' }),
+        attempts: Type.Optional(Nullable(WholeNumber({ minimum: 1, default: 1 }))),
+        test: Type.Optional(Nullable(Type.Boolean({ default: false }))),
+        order: Type.Object({
+          amount: Type.Optional(
+            Nullable(
+              WholeNumber({
+                description: 'Minor units: greater than 0, or 0 and more for a tokenization (then optional)',
+              }),
+            ),
+          ),
+          currency: Text({ format: 'currency', description: 'ISO 4217 alpha-3, or BTC, ETH, USDT, USDC' }),
+          description: Text({ maxLength: 255 }),
+          tracking_id: Type.Optional(TrackingId),
+          expired_at: Type.Optional(
+            Nullable(
+              Type.String({
+                maxLength: 64,
+                format: 'iso-instant',
+                description: 'In the future; offsets as Z, +hh:mm or +hhmm',
+                [MESSAGES]: { format: EXPIRY_FORMAT },
+              }),
+            ),
+          ),
+          additional_data: Type.Optional(Nullable(FreeObject)),
+        }),
+        settings: Type.Optional(
+          Nullable(
+            Type.Object({
+              success_url: Type.Optional(Nullable(HttpUrl())),
+              decline_url: Type.Optional(Nullable(HttpUrl())),
+              fail_url: Type.Optional(Nullable(HttpUrl())),
+              cancel_url: Type.Optional(Nullable(HttpUrl())),
+              notification_url: Type.Optional(Nullable(HttpUrl())),
+              language: Type.Optional(Nullable(Language())),
+              customer_fields: Type.Optional(
+                Nullable(
+                  withRules(
+                    Type.Object({
+                      visible: FieldList('Fields shown on the page'),
+                      read_only: FieldList('Fields shown and not editable'),
+                    }),
+                    knownFieldNames,
+                  ),
+                ),
+              ),
+            }),
+          ),
+        ),
+        // Its fields' errors are named customer.email, customer.state, as the platform names them.
+        customer: Type.Optional(
+          Nullable(
+            namedAs(
+              withRules(
+                Type.Object(
+                  Object.fromEntries(
+                    [...CUSTOMER_FIELD_NAMES, 'ip'].map((name) => [name, customerField(name)]),
+                  ),
+                ),
+                realAddress,
+              ),
+              ['customer'],
+            ),
+          ),
+        ),
+        payment_method: Type.Optional(Nullable(FreeObject)),
+      }),
+      amountOfType,
+    ),
+  }),
+);
 
 function versionOf(body: Record<string, unknown>, checkout: Record<string, unknown>, header: unknown) {
   const raw = header ?? checkout.version ?? body.version;
@@ -77,79 +219,67 @@ function versionOf(body: Record<string, unknown>, checkout: Record<string, unkno
   return String(raw);
 }
 
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const member = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+function customerOf(body: Record<string, unknown> | undefined): Record<string, string> | null {
+  if (!body) return null;
+  const out: Record<string, string> = {};
+  for (const name of [...CUSTOMER_FIELD_NAMES, 'ip']) {
+    const v = text(body[name]);
+    if (v !== undefined) out[name] = v;
+  }
+  // The country in any case, a US or Canadian state too, kept in upper case.
+  if (out.country) {
+    out.country = addressCode(out.country);
+    if (out.state && hasStates(out.country)) out.state = addressCode(out.state);
+  }
+  return out;
+}
+
+/** Checks a checkout request (CheckoutBody, the version, an expiry in the future) and reads it. */
 export function parseCheckout(body: unknown, versionHeader: unknown, now: Date): CtpInput {
-  const root = (body ?? {}) as Record<string, unknown>;
   const errors = new ErrorCollector();
-  const top = new Fields(root, errors);
-  const checkout = top.object('checkout');
-  if (!checkout) {
-    if (!errors.has('checkout')) errors.add('checkout', Msg.blank);
-    errors.throwIfAny();
-  }
-  const version = versionOf(root, checkout as Record<string, unknown>, versionHeader);
-  const f = new Fields(checkout as Record<string, unknown>, errors, ['checkout']);
-  const transactionType = f.oneOf('transaction_type', TRANSACTION_TYPES);
-  if (transactionType === undefined && !f.has('transaction_type'))
-    f.check('transaction_type', false, Msg.blank);
-  const attempts = f.integer('attempts', { min: 1 }) ?? 1;
-  const test = f.boolean('test') ?? false;
-
-  const orderBody = f.object('order');
-  if (!orderBody && !f.has('order')) f.check('order', false, Msg.blank);
-  const o = new Fields(orderBody ?? {}, errors, ['checkout', 'order']);
-  const tokenization = transactionType === 'tokenization';
-  const amount = o.integer('amount', tokenization ? { min: 0 } : { required: true, exclusiveMin: 0 }) ?? 0;
-  const currency = o.currency('currency', { required: true });
-  const description = o.string('description', { required: true, max: 255 });
-  const trackingId = o.textOrInteger('tracking_id', { max: 255 }) ?? null;
-  const expiredAt = o.string('expired_at', { max: 64 });
-  let expiresAt: Date | null = null;
-  if (expiredAt !== undefined) {
-    // Any future instant, as the platform takes it: offsets as Z, +hh:mm or +hhmm (decisions.md).
-    const at = parseInstant(expiredAt);
-    if (at === undefined)
-      o.check('expired_at', false, 'must be an ISO 8601 date and time, e.g. 2026-05-01T12:00:00+03:00');
-    else if (at.getTime() <= now.getTime()) o.check('expired_at', false, 'must be in the future');
-    else expiresAt = at;
-  }
-  const additionalData = o.object('additional_data') ?? {};
-
-  const settingsBody = f.object('settings') ?? {};
-  const s = new Fields(settingsBody, errors, ['checkout', 'settings']);
-  const url = (name: string) => s.url(name) ?? null;
-  const settings: CtpSettings = {
-    success_url: url('success_url'),
-    decline_url: url('decline_url'),
-    fail_url: url('fail_url'),
-    cancel_url: url('cancel_url'),
-    notification_url: url('notification_url'),
-    language: s.language('language') ?? 'en',
-    customer_fields: { visible: [], read_only: [] },
-  };
-  const fieldsBody = s.object('customer_fields');
-  if (fieldsBody) {
-    const cf = new Fields(fieldsBody, errors, ['checkout', 'settings', 'customer_fields']);
-    settings.customer_fields = { visible: fieldList(cf, 'visible'), read_only: fieldList(cf, 'read_only') };
-  }
-  const customer = customerOf(f);
-  const paymentMethod = f.object('payment_method') ?? null;
+  if (!checkBody(CheckoutBody, body, errors)) errors.throwIfAny();
+  const root = body as Record<string, unknown>;
+  const checkout = root.checkout as Record<string, unknown>;
+  const version = versionOf(root, checkout, versionHeader);
+  const order = checkout.order as Record<string, unknown>;
+  const expiredAt = text(order.expired_at);
+  const expiresAt = expiredAt === undefined ? null : (parseInstant(expiredAt) as Date);
+  if (expiresAt && expiresAt.getTime() <= now.getTime())
+    errors.add(['checkout', 'order', 'expired_at'], 'must be in the future');
   errors.throwIfAny();
+  const settings = member(checkout.settings) ?? {};
+  const lists = member(settings.customer_fields);
+  const list = (v: unknown) => (Array.isArray(v) ? [...new Set(v as string[])] : []);
+  const url = (name: string) => text(settings[name]) ?? null;
+  const trackingId = order.tracking_id;
   return {
-    transactionType: transactionType as CtpTransactionType,
-    attempts,
-    test,
+    transactionType: checkout.transaction_type as CtpTransactionType,
+    attempts: typeof checkout.attempts === 'number' ? checkout.attempts : 1,
+    test: checkout.test === true,
     version,
     order: {
-      amount,
-      currency: currency as string,
-      description: description as string,
-      tracking_id: trackingId,
+      amount: typeof order.amount === 'number' ? order.amount : 0,
+      currency: order.currency as string,
+      description: order.description as string,
+      tracking_id: typeof trackingId === 'number' ? String(trackingId) : (text(trackingId) ?? null),
       expired_at: expiredAt ?? null,
-      additional_data: additionalData,
+      additional_data: member(order.additional_data) ?? {},
     },
-    settings,
-    customer,
-    paymentMethod,
+    settings: {
+      success_url: url('success_url'),
+      decline_url: url('decline_url'),
+      fail_url: url('fail_url'),
+      cancel_url: url('cancel_url'),
+      notification_url: url('notification_url'),
+      language: text(settings.language) ?? 'en',
+      customer_fields: { visible: list(lists?.visible), read_only: list(lists?.read_only) },
+    },
+    customer: customerOf(member(checkout.customer)),
+    paymentMethod: member(checkout.payment_method) ?? null,
     expiresAt,
   };
 }

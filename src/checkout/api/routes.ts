@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { ErrorBody } from '../../core/errors.js';
 import { gatewayErrorBody, isNotFound, NOT_FOUND } from '../../gateway/index.js';
 import { ctxOf } from '../../http/ctx.js';
+import { CheckoutBody } from './input.js';
 import { createCtpCheckout, getCtpCheckout } from './service.js';
 
 /**
@@ -35,7 +36,7 @@ export const ctpRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Open a hosted checkout page for a payment, an authorization or a card tokenization',
         headers: Type.Object({ 'x-api-version': Type.Optional(Type.String()) }),
-        body: Type.Object({}, { additionalProperties: true }),
+        body: CheckoutBody,
       },
     },
     async (request, reply) => {
