@@ -10,11 +10,12 @@ const MB = 1024 * 1024;
  * pages go back to the system later, as in V8: the test lowers the RSS when it says so).
  */
 function fakeProcess(start: { rss: number; utilization: number }) {
-  const state = { ...start, requests: 0, collections: 0 };
+  const state = { ...start, requests: 0, collections: 0, youngAtSmallest: false };
   const probe: ProcessProbe = {
     rss: () => state.rss,
     utilization: () => state.utilization,
     requests: () => state.requests,
+    youngAtSmallest: () => state.youngAtSmallest,
     collect: () => {
       state.collections += 1;
     },
@@ -32,29 +33,54 @@ describe('the idle compactor', () => {
     // Two quiet seconds are not enough; the third is.
     expect([compactor.look(), compactor.look(), compactor.look()]).toEqual([false, false, true]);
     expect(state.collections).toBe(1);
-    // A compaction's second collection comes at the next look, the process still quiet.
+    // It goes on collecting, one a second, until V8 has shrunk its young generation.
+    expect([compactor.look(), compactor.look()]).toEqual([true, true]);
+    state.youngAtSmallest = true;
     expect(compactor.look()).toBe(false);
-    expect(state.collections).toBe(2);
+    expect(state.collections).toBe(3);
     // The freed pages go back to the system a moment after: the lowest RSS counts.
     state.rss = 100 * MB;
     expect([compactor.look(), compactor.look(), compactor.look()]).toEqual([false, false, false]);
     // Quiet long enough again, but grown by less than the margin over that lowest.
     state.rss = 107 * MB;
     expect([compactor.look(), compactor.look()]).toEqual([false, false]);
-    expect(state.collections).toBe(2);
+    expect(state.collections).toBe(3);
     state.rss = 109 * MB;
-    expect([compactor.look(), compactor.look()]).toEqual([true, false]);
+    state.youngAtSmallest = false;
+    expect(compactor.look()).toBe(true);
     expect(state.collections).toBe(4);
     expect(compactions).toBe(2);
   });
 
-  it('skips the second collection when work came in between', () => {
+  it('runs at most maxCollections in one compaction', () => {
+    const { state, probe } = fakeProcess({ rss: 136 * MB, utilization: 0.01 });
+    const compactor = idleCompactor(probe, { ...options, maxCollections: 4 });
+    const looks = Array.from({ length: 10 }, () => compactor.look());
+    expect(looks).toEqual([false, false, true, true, true, true, false, false, false, false]);
+    expect(state.collections).toBe(4);
+  });
+
+  it('stops the compaction when work comes in', () => {
     const { state, probe } = fakeProcess({ rss: 136 * MB, utilization: 0.01 });
     const compactor = idleCompactor(probe, options);
     expect([compactor.look(), compactor.look(), compactor.look()]).toEqual([false, false, true]);
     state.requests += 1;
     expect(compactor.look()).toBe(false);
     expect(state.collections).toBe(1);
+    // Quiet again: the young generation was not given back yet, so the next quiet spell goes on.
+    expect([compactor.look(), compactor.look(), compactor.look()]).toEqual([false, false, true]);
+    expect(state.collections).toBe(2);
+    // Once it is at its smallest, a compaction interrupted waits for growth, as a finished one.
+    state.youngAtSmallest = true;
+    state.requests += 1;
+    expect(compactor.look()).toBe(false);
+    expect([compactor.look(), compactor.look(), compactor.look(), compactor.look()]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(state.collections).toBe(2);
   });
 
   it('never collects until the event loop has been quiet for the whole spell', () => {
