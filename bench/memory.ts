@@ -19,8 +19,8 @@
  * BENCH_MEMORY=server,billing,deliverer,embedded picks some (all by default); BENCH_NODE_FLAGS runs
  * the processes with other Node flags than the start script's (to try some). BENCH_IDLE is how long
  * a process is left idle before an idle reading (s, default 10), BENCH_SETTLE how long after its load
- * a server is read once more (s, default 120; 0 skips it: V8 gives back what traffic grew only after
- * a minute or two), BENCH_WARMUP the seconds of each create endpoint before the second idle reading
+ * a server is read once more (s, default 30; 0 skips it: a quiet server compacts its heap until V8
+ * has shrunk its young generation, which after a burst takes some seconds), BENCH_WARMUP the seconds of each create endpoint before the second idle reading
  * (default 5). It prints a table with each target met or missed and one BENCH_JSON line, and writes
  * bench/results/memory.json.
  */
@@ -507,7 +507,7 @@ export async function runMemory(): Promise<number> {
     throw new Error(`BENCH_MEMORY: unknown ${unknown.join(', ')}; known: ${PARTS.join(', ')}`);
   const settings: Settings = {
     idleSec: one('BENCH_IDLE', 10, 1),
-    settleSec: one('BENCH_SETTLE', 120, 0),
+    settleSec: one('BENCH_SETTLE', 30, 0),
     warmupSec: one('BENCH_WARMUP', 5, 0),
     durationSec: one('BENCH_DURATION', 10, 1),
     connections: one('BENCH_CONNECTIONS', 50, 1),
