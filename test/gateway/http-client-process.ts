@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KOPEK } from '../foundation/kopek-process.js';
-import { sharedStoreUrl } from '../fresh-store.js';
+import { seedPgliteDir, sharedStoreUrl } from '../fresh-store.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
@@ -73,6 +73,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
   const pgUrl = sharedStoreUrl();
   if (pgUrl) env.DATABASE_URL = pgUrl;
+  // Its embedded store as a first start's migrations leave it (the run's migrated template): the
+  // CLI's `shop create` then skips creating the cluster and migrating it, seconds of both cores.
+  else await seedPgliteDir(join(dataDir, 'pglite'));
 
   const flags = ['--id', String(shopId), '--secret', secret, '--test', ...(options.threeDs ? ['--3ds'] : [])];
   await run('node', [...CLI, 'shop', 'create', ...flags], { env, timeout: 60_000 });
