@@ -82,12 +82,17 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
 
   let output = '';
   const child: ChildProcess = spawn('node', [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
+  // Its banner says it is listening: /health is asked once it is out, not on a timer before.
+  let running: () => void = () => {};
+  const banner = new Promise<void>((resolve) => {
+    running = resolve;
   });
-  child.stderr?.on('data', (chunk) => {
+  const append = (chunk: Buffer) => {
     output += String(chunk);
-  });
+    if (output.includes('Kopek is running')) running();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Should the test run itself be killed before its afterAll, the server must not outlive it.
   const killOnExit = () => child.kill('SIGKILL');
@@ -105,6 +110,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
 
   try {
+    // Should the banner never come, /health decides (the limit is a guard against a hung start).
+    const guard = new Promise((resolve) => setTimeout(resolve, START_LIMIT_MS).unref());
+    await Promise.race([banner, exited, guard]);
     await waitForHealth(url, child);
   } catch (err) {
     await stop();
