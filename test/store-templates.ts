@@ -37,9 +37,29 @@ export function databaseUrl(base: string, database: string): string {
   return u.toString();
 }
 
-async function withAdmin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/**
+ * The run's databases do not wait for the disk at each commit (`synchronous_commit = off`): every
+ * session on them, the tests' and the Kopek processes' they start, commits without the flush of the
+ * write-ahead log that the machine's PostgreSQL otherwise waits milliseconds for. What a commit makes
+ * visible, and when, is the same; only a crash of PostgreSQL itself could lose the last commits, and
+ * the run's databases are dropped at its end anyway. A database made from a template does not inherit
+ * the setting, so each is given it.
+ */
+export async function createRunDatabase(admin: pg.Client, name: string, template: string): Promise<void> {
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+}
+
+/** A session for CREATE and DROP DATABASE, which need not wait for the disk either. */
+export async function adminClient(base: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: base });
   await c.connect();
+  await c.query('SET synchronous_commit = off');
+  return c;
+}
+
+async function withAdmin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = await adminClient(base);
   try {
     return await fn(c);
   } finally {
@@ -166,7 +186,7 @@ async function preparePostgres(base: string, now: number): Promise<NonNullable<S
   const template = `${prefix}_template`;
   const shared = `${prefix}_shared`;
   // From template0, which nobody can be connected to (CREATE DATABASE refuses a busy template).
-  await withAdmin(base, (c) => c.query(`CREATE DATABASE ${template} TEMPLATE template0`));
+  await withAdmin(base, (c) => createRunDatabase(c, template, 'template0'));
   const db = createPostgresDb(databaseUrl(base, template), 1);
   try {
     await migrate(db);
@@ -176,7 +196,7 @@ async function preparePostgres(base: string, now: number): Promise<NonNullable<S
   await withAdmin(base, async (c) => {
     // No connection to the template, ever: CREATE DATABASE refuses a template someone is on.
     await c.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
-    await c.query(`CREATE DATABASE ${shared} TEMPLATE ${template}`);
+    await createRunDatabase(c, shared, template);
   });
   return { prefix, template, sharedUrl: databaseUrl(base, shared) };
 }
