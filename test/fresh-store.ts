@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../src/db/db.js';
 import { createPgliteDb, type PgliteDb } from '../src/db/pglite.js';
 import { createPostgresDb } from '../src/db/postgres.js';
-import { databaseUrl } from './store-templates.js';
+import { adminClient, createRunDatabase, databaseUrl } from './store-templates.js';
 
 /**
  * Fresh stores for tests that need one of their own, made from what the run's set-up prepared
@@ -108,10 +107,9 @@ export async function freshPostgres(
   const pgTemplates = inject('storeTemplates').pg;
   if (!base || !pgTemplates) throw new Error('a PostgreSQL store needs DATABASE_URL');
   const name = `${pgTemplates.prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
+  const admin = await adminClient(base);
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${migrated ? pgTemplates.template : 'template0'}`);
+    await createRunDatabase(admin, name, migrated ? pgTemplates.template : 'template0');
   } finally {
     await admin.end();
   }

@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
 import { createPgliteDb } from '../src/db/pglite.js';
@@ -36,9 +37,29 @@ export function databaseUrl(base: string, database: string): string {
   return u.toString();
 }
 
-async function withAdmin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/**
+ * The run's databases do not wait for the disk at each commit (`synchronous_commit = off`): every
+ * session on them, the tests' and the Kopek processes' they start, commits without the flush of the
+ * write-ahead log that the machine's PostgreSQL otherwise waits milliseconds for. What a commit makes
+ * visible, and when, is the same; only a crash of PostgreSQL itself could lose the last commits, and
+ * the run's databases are dropped at its end anyway. A database made from a template does not inherit
+ * the setting, so each is given it.
+ */
+export async function createRunDatabase(admin: pg.Client, name: string, template: string): Promise<void> {
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+}
+
+/** A session for CREATE and DROP DATABASE, which need not wait for the disk either. */
+export async function adminClient(base: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: base });
   await c.connect();
+  await c.query('SET synchronous_commit = off');
+  return c;
+}
+
+async function withAdmin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = await adminClient(base);
   try {
     return await fn(c);
   } finally {
@@ -92,12 +113,80 @@ async function prepareEmbedded(dir: string): Promise<StoreTemplates['pglite']> {
   }
 }
 
+const ROOT = join(import.meta.dirname, '..');
+/** Where runs keep the embedded templates for the next run (npm ci clears it with node_modules). */
+const CACHE = join(ROOT, 'node_modules', '.cache', 'kopek-store-templates');
+/** A kept template nobody has used for this long goes when a run makes a new one. */
+const CACHE_UNUSED_MS = 24 * 3600_000;
+
+/** Every file under `path`, by path relative to the root, sorted. */
+function filesUnder(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((entry) => filesUnder(join(path, entry)));
+}
+
+/**
+ * What an embedded template is made of: the store's code and migrations (everything under src/db),
+ * this file, and the PGlite release. Two runs that agree on these make the same templates.
+ */
+function embeddedTemplateKey(): string {
+  const hash = createHash('sha256');
+  const pglite = join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  for (const file of [
+    ...filesUnder(join(ROOT, 'src', 'db')),
+    join(ROOT, 'test', 'store-templates.ts'),
+    pglite,
+  ]) {
+    hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The embedded templates, made once and kept under node_modules/.cache for later runs while the store's
+ * code, its migrations and PGlite stay as they are: a second run (the PostgreSQL pass after the
+ * PGlite one, or one test file after another) skips creating and migrating a store in its set-up.
+ * A run makes them in a directory of its own beside them and moves that into place whole, so a run
+ * never reads a half-written template, and runs side by side at worst both make them.
+ */
+async function embeddedTemplates(dir: string): Promise<StoreTemplates['pglite']> {
+  const kept = join(CACHE, embeddedTemplateKey());
+  const inKept = { blank: join(kept, 'blank.tar'), migrated: join(kept, 'migrated.tar') };
+  if (existsSync(inKept.blank) && existsSync(inKept.migrated)) {
+    const now = new Date();
+    await utimes(kept, now, now).catch(() => undefined);
+    return inKept;
+  }
+  const staging = await mkdir(CACHE, { recursive: true })
+    .then(() => mkdtemp(join(CACHE, 'making-')))
+    .catch(() => undefined);
+  // Nowhere to keep them: this run's own directory.
+  if (!staging) return prepareEmbedded(dir);
+  try {
+    await prepareEmbedded(staging);
+    // Fails when a run alongside kept its own first: theirs serves as well.
+    await rename(staging, kept).catch(() => undefined);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  // Not kept after all (it should not happen): this run makes its own.
+  if (!existsSync(inKept.migrated)) return prepareEmbedded(dir);
+  for (const entry of readdirSync(CACHE)) {
+    const path = join(CACHE, entry);
+    if (path !== kept && Date.now() - statSync(path).mtimeMs > CACHE_UNUSED_MS)
+      await rm(path, { recursive: true, force: true }).catch(() => undefined);
+  }
+  return inKept;
+}
+
 async function preparePostgres(base: string, now: number): Promise<NonNullable<StoreTemplates['pg']>> {
   const prefix = `${RUN_PREFIX}${now.toString(36)}_${randomBytes(3).toString('hex')}`;
   const template = `${prefix}_template`;
   const shared = `${prefix}_shared`;
   // From template0, which nobody can be connected to (CREATE DATABASE refuses a busy template).
-  await withAdmin(base, (c) => c.query(`CREATE DATABASE ${template} TEMPLATE template0`));
+  await withAdmin(base, (c) => createRunDatabase(c, template, 'template0'));
   const db = createPostgresDb(databaseUrl(base, template), 1);
   try {
     await migrate(db);
@@ -107,7 +196,7 @@ async function preparePostgres(base: string, now: number): Promise<NonNullable<S
   await withAdmin(base, async (c) => {
     // No connection to the template, ever: CREATE DATABASE refuses a template someone is on.
     await c.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
-    await c.query(`CREATE DATABASE ${shared} TEMPLATE ${template}`);
+    await createRunDatabase(c, shared, template);
   });
   return { prefix, template, sharedUrl: databaseUrl(base, shared) };
 }
@@ -119,7 +208,7 @@ export async function prepareStoreTemplates(
   const dir = await mkdtemp(join(tmpdir(), 'kopek-stores-'));
   const now = Date.now();
   const [pglite, pgTemplates] = await Promise.all([
-    prepareEmbedded(dir),
+    embeddedTemplates(dir),
     databaseUrlOfRun ? preparePostgres(databaseUrlOfRun, now) : undefined,
   ]);
   if (databaseUrlOfRun) await dropDatabases(databaseUrlOfRun, await staleDatabases(databaseUrlOfRun, now));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runKopek } from '../cli/run-cli.js';
-import { cleanUp, EMBEDDED_ONLY, embeddedEnv, lockOf, start, waitFor } from './kopek-process.js';
+import { cleanUp, EMBEDDED_ONLY, embeddedEnv, lockOf, start } from './kopek-process.js';
 
 /** The DATA_DIR lock between processes: a holder that does not answer, a stale lock, a race for it. */
 
@@ -84,10 +84,11 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
     const racers = Array.from({ length: 6 }, () =>
       start(process.execPath, ['--input-type=module', '-e', script], process.env),
     );
-    const said = (word: RegExp) => racers.every((r) => word.test(r.output()));
-    await waitFor('every racer to be ready', () => said(/ready/));
+    const said = (what: string, word: RegExp) =>
+      Promise.all(racers.map((r) => r.untilOutput(what, (output) => word.test(output))));
+    await said('every racer to be ready', /ready/);
     writeFileSync(go, '');
-    await waitFor('every racer to try', () => said(/won|lost/));
+    await said('every racer to try', /won|lost/);
     writeFileSync(done, '');
     await Promise.all(racers.map((r) => r.exited));
     const results = racers.map((r) => r.output().replace('ready', '').trim());

@@ -93,26 +93,19 @@ async function startServer(port: number): Promise<Started> {
   });
   server = child;
   let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
+  // Ready once it says so (and, on a first start, has printed the sandbox shop): looked at on each
+  // chunk it writes, not on a timer.
   await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (
-        out.includes('Kopek is running') &&
-        (!out.includes('Created a sandbox') || out.includes('Try it'))
-      ) {
-        clearInterval(timer);
+    const look = (d: Buffer) => {
+      out += d;
+      if (out.includes('Kopek is running') && (!out.includes('Created a sandbox') || out.includes('Try it')))
         resolve();
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`the server exited (${code}) before it was ready:\n${out}`));
-    });
+    };
+    child.stdout?.on('data', look);
+    child.stderr?.on('data', look);
+    child.once('exit', (code) =>
+      reject(new Error(`the server exited (${code}) before it was ready:\n${out}`)),
+    );
   });
   return { child, base: `http://127.0.0.1:${port}`, output: () => out };
 }

@@ -17,6 +17,11 @@ export interface Started {
   child: ChildProcess;
   output: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Settles as soon as the output so far passes `check` (looked at on each chunk the process
+   * writes, not on a timer); fails with the output if the process exits first, or after `ms`.
+   */
+  untilOutput(what: string, check: (output: string) => boolean, ms?: number): Promise<void>;
 }
 
 const started = new Set<ChildProcess>();
@@ -62,16 +67,41 @@ export function start(command: string, args: string[], env: NodeJS.ProcessEnv): 
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.add(child);
   let output = '';
-  child.stdout?.on('data', (d) => {
+  // Whoever waits on the output hears of each chunk as it comes.
+  const listeners = new Set<() => void>();
+  const append = (d: Buffer) => {
     output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, output: () => output, exited };
+  const untilOutput = (what: string, check: (output: string) => boolean, ms = 60_000) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        listeners.delete(look);
+        clearTimeout(guard);
+        if (error) reject(error);
+        else resolve();
+      };
+      const look = () => {
+        if (check(output)) done();
+      };
+      // A guard against a hung process, not a measure: the test's own timeout is longer.
+      const guard = setTimeout(() => done(new Error(`timed out waiting for ${what}:\n${output}`)), ms);
+      listeners.add(look);
+      void exited.then(({ code, signal }) =>
+        // Its last output is read before the exit is told (the streams close first).
+        setImmediate(() => {
+          if (check(output)) done();
+          else done(new Error(`it exited (${code ?? signal}) before ${what}:\n${output}`));
+        }),
+      );
+      look();
+    });
+  return { child, output: () => output, exited, untilOutput };
 }
 
 /** Runs the compiled CLI to its end. */
@@ -91,14 +121,7 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
 
 /** Waits for the server's banner; fails at once, with its output, if it exits instead. */
 export async function waitForBanner(s: Started): Promise<void> {
-  let gone = false;
-  void s.exited.then(() => {
-    gone = true;
-  });
-  await waitFor('the banner', () => {
-    if (gone) throw new Error(`the server exited before it was running:\n${s.output()}`);
-    return s.output().includes('Kopek is running');
-  });
+  await s.untilOutput('the banner', (output) => output.includes('Kopek is running'));
 }
 
 /** The DATA_DIR lock's record, while some process holds it. */

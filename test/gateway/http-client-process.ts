@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KOPEK } from '../foundation/kopek-process.js';
-import { sharedStoreUrl } from '../fresh-store.js';
+import { seedPgliteDir, sharedStoreUrl } from '../fresh-store.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
@@ -73,18 +73,26 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   });
   const pgUrl = sharedStoreUrl();
   if (pgUrl) env.DATABASE_URL = pgUrl;
+  // Its embedded store as a first start's migrations leave it (the run's migrated template): the
+  // CLI's `shop create` then skips creating the cluster and migrating it, seconds of both cores.
+  else await seedPgliteDir(join(dataDir, 'pglite'));
 
   const flags = ['--id', String(shopId), '--secret', secret, '--test', ...(options.threeDs ? ['--3ds'] : [])];
   await run('node', [...CLI, 'shop', 'create', ...flags], { env, timeout: 60_000 });
 
   let output = '';
   const child: ChildProcess = spawn('node', [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
+  // Its banner says it is listening: /health is asked once it is out, not on a timer before.
+  let running: () => void = () => {};
+  const banner = new Promise<void>((resolve) => {
+    running = resolve;
   });
-  child.stderr?.on('data', (chunk) => {
+  const append = (chunk: Buffer) => {
     output += String(chunk);
-  });
+    if (output.includes('Kopek is running')) running();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Should the test run itself be killed before its afterAll, the server must not outlive it.
   const killOnExit = () => child.kill('SIGKILL');
@@ -102,6 +110,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
 
   try {
+    // Should the banner never come, /health decides (the limit is a guard against a hung start).
+    const guard = new Promise((resolve) => setTimeout(resolve, START_LIMIT_MS).unref());
+    await Promise.race([banner, exited, guard]);
     await waitForHealth(url, child);
   } catch (err) {
     await stop();

@@ -20,7 +20,6 @@ import {
   kopek,
   seededDataDir,
   start,
-  waitFor,
   waitForBanner,
 } from '../foundation/kopek-process.js';
 import { shopSigningKeys } from '../signing-keys.js';
@@ -77,7 +76,7 @@ describe.skipIf(!pgUrl)('kopek keys rotate on PostgreSQL (set DATABASE_URL)', ()
     for (let kill = 0; kill < 2; kill++) {
       // One value a transaction: hundreds of commits, so a kill a moment after the start lands mid-way.
       const run = start(process.execPath, [...KOPEK, 'keys', 'rotate', '--batch-size', '1'], env);
-      await waitFor('the rotation to start', () => run.output().includes('to re-seal'));
+      await run.untilOutput('the rotation to start', (output) => output.includes('to re-seal'));
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 60)));
       run.child.kill('SIGKILL');
       expect((await run.exited).signal, run.output()).toBe('SIGKILL');
