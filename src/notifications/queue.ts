@@ -52,8 +52,11 @@ export interface DueRow {
 
 const SHOP_NOW = `$1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
 
-/** For the rest of the batch's transaction only. */
-const GENERIC_PLAN = 'SET LOCAL plan_cache_mode = force_generic_plan';
+/**
+ * For the rest of the batch's transaction only. set_config rather than SET LOCAL: a batch is one
+ * transaction without a BEGIN, where SET LOCAL works too but PostgreSQL logs a warning every time.
+ */
+const GENERIC_PLAN = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
 
 export interface ClaimFilter {
   /** Events to take at most. */
