@@ -41,7 +41,7 @@ import {
   insertStatement,
   insertSubscription,
   newSubscriptionRow,
-  subscriptionEventInsert,
+  subscriptionEventsInsert,
 } from './state.js';
 import { type SubscriptionEvent, transition } from './transitions.js';
 import { type Subscription, toSubscription } from './view.js';
@@ -172,7 +172,8 @@ async function createWithPlannedCharge(
     ),
   );
   // t.events opens with created.subscription: the charge's outcome announces the subscription.
-  for (const event of t.events) statements.push(subscriptionEventInsert(event, view, ctx.shop.id, now));
+  const announced = subscriptionEventsInsert(t.events, view, ctx.shop.id, now);
+  if (announced) statements.push(announced);
   // A keyed request's work is done with this batch: a retry after a crash answers from it.
   if (ctx.keyed) statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
   await ctx.db.batch(statements);
@@ -242,10 +243,8 @@ export async function createSubscription(ctx: Ctx, body: Record<string, unknown>
     });
     // Announced now unless a charge is claimed: then its record announces it, with its outcome.
     const events = !sub.announced ? [] : sub.state === 'trial' ? CREATED_IN_TRIAL : CREATED;
-    for (const event of events) {
-      const s = subscriptionEventInsert(event, view, ctx.shop.id, now);
-      await tx.query(s);
-    }
+    const announced = subscriptionEventsInsert(events, view, ctx.shop.id, now);
+    if (announced) await tx.query(announced);
     return { row: sub, plan, customer, charge };
   });
 

@@ -229,13 +229,19 @@ function subscriptionAnnouncement(
   };
 }
 
-export function subscriptionEventInsert(
-  event: SubscriptionEvent | 'created.subscription',
+/**
+ * The statement announcing the subscription's `events`, in order: one statement however many there
+ * are (a first charge announces the subscription with its outcome), none when there are none.
+ */
+export function subscriptionEventsInsert(
+  events: readonly (SubscriptionEvent | 'created.subscription')[],
   view: Subscription,
   shopId: number,
   now: Date,
-): Statement {
-  return eventInsert(subscriptionAnnouncement(event, view, shopId, now));
+): Statement | undefined {
+  const announcements = events.map((event) => subscriptionAnnouncement(event, view, shopId, now));
+  if (announcements.length <= 1) return announcements[0] && eventInsert(announcements[0]);
+  return eventsInsert(announcements);
 }
 
 async function customerOf(db: Queryable, row: SubscriptionRow): Promise<CustomerRow | undefined> {
