@@ -35,6 +35,7 @@ import {
   cpuSeconds,
   describeFailure,
   freePort,
+  guardRun,
   ROOT,
   runToEnd,
   startFlags,
@@ -516,28 +517,13 @@ export async function runMemory(): Promise<number> {
   };
   const baseDbUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_DB;
 
-  const abort = new AbortController();
-  const children: Child[] = [];
-  const stop = (why: Error) => {
-    if (abort.signal.aborted) process.exit(130);
-    console.error(`\n${why.message}: stopping (again to force)`);
-    abort.abort(why);
-    for (const c of children) c.proc.kill('SIGKILL');
-    setTimeout(() => process.exit(1), 30_000).unref();
-  };
-  process.on('SIGINT', () => stop(new Error('interrupted by SIGINT')));
-  process.on('SIGTERM', () => stop(new Error('interrupted by SIGTERM')));
   const budgetSec =
     600 +
     2 * settings.settleSec +
     settings.renewals / 200 +
     settings.webhooks / 200 +
     2 * 8 * (settings.durationSec + settings.warmupSec);
-  const watchdog = setTimeout(
-    () => stop(new Error(`the benchmark took longer than ${Math.round(budgetSec)} s`)),
-    budgetSec * 1000,
-  );
-  watchdog.unref();
+  const { children, signal, done } = guardRun(budgetSec);
 
   // Built once up front (bin/kopek.js would build a stale dist/ too, but inside a measured process's start).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -554,7 +540,7 @@ export async function runMemory(): Promise<number> {
           KOPEK_MASTER_KEY: randomBytes(32).toString('hex'),
         });
         const targets = { idleMb: MEMORY_TARGETS.serverIdleMb, loadMb: MEMORY_TARGETS.serverLoadMb };
-        rows.push(...(await measureServer('server', env, targets, settings, children, abort.signal)));
+        rows.push(...(await measureServer('server', env, targets, settings, children, signal)));
       } finally {
         await withClient(baseDbUrl, (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(
           (err: unknown) => console.error(`could not drop schema ${schema}:`, err),
@@ -563,11 +549,11 @@ export async function runMemory(): Promise<number> {
     }
     if (parts.includes('billing')) {
       console.log(`\nbilling: kopek serve renewing ${settings.renewals} due subscriptions`);
-      rows.push(...(await measureBilling(baseDbUrl, settings, children, abort.signal)));
+      rows.push(...(await measureBilling(baseDbUrl, settings, children, signal)));
     }
     if (parts.includes('deliverer')) {
       console.log(`\ndeliverer: kopek serve delivering ${settings.webhooks} notifications`);
-      rows.push(...(await measureDeliverer(baseDbUrl, settings, children, abort.signal)));
+      rows.push(...(await measureDeliverer(baseDbUrl, settings, children, signal)));
     }
     if (parts.includes('embedded')) {
       const dir = mkdtempSync(join(tmpdir(), 'kopek-bench-memory-'));
@@ -575,13 +561,13 @@ export async function runMemory(): Promise<number> {
       try {
         const env = baseEnv({ DATA_DIR: dir, KOPEK_MASTER_KEY: randomBytes(32).toString('hex') });
         const targets = { idleMb: MEMORY_TARGETS.embeddedMb, loadMb: MEMORY_TARGETS.embeddedMb };
-        rows.push(...(await measureServer('embedded', env, targets, settings, children, abort.signal)));
+        rows.push(...(await measureServer('embedded', env, targets, settings, children, signal)));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     }
   } finally {
-    clearTimeout(watchdog);
+    done();
     await Promise.all(children.splice(0).map((c) => stopChild(c)));
   }
 

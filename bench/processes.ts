@@ -118,6 +118,41 @@ function spawnNode(
   return { name, proc, tail, exited };
 }
 
+/** A benchmark run's guard: the children it started, the signal that stops its work, its watchdog. */
+export interface RunGuard {
+  /** Every child process started for the run, killed when the run is stopped. */
+  children: Child[];
+  /** Aborted when the run is stopped (SIGINT, SIGTERM, or the watchdog). */
+  signal: AbortSignal;
+  /** Ends the watchdog once the run is over. */
+  done(): void;
+}
+
+/**
+ * Stops a benchmark run on SIGINT or SIGTERM (a second one exits at once), or when it has taken
+ * longer than `budgetSec`: its work is aborted and its children are killed, and the process exits
+ * 30 s later if the run has not wound down by then.
+ */
+export function guardRun(budgetSec: number): RunGuard {
+  const abort = new AbortController();
+  const children: Child[] = [];
+  const stop = (why: Error) => {
+    if (abort.signal.aborted) process.exit(130);
+    console.error(`\n${why.message}: stopping (again to force)`);
+    abort.abort(why);
+    for (const c of children) c.proc.kill('SIGKILL');
+    setTimeout(() => process.exit(1), 30_000).unref();
+  };
+  process.on('SIGINT', () => stop(new Error('interrupted by SIGINT')));
+  process.on('SIGTERM', () => stop(new Error('interrupted by SIGTERM')));
+  const watchdog = setTimeout(
+    () => stop(new Error(`the benchmark took longer than ${Math.round(budgetSec)} s`)),
+    budgetSec * 1000,
+  );
+  watchdog.unref();
+  return { children, signal: abort.signal, done: () => clearTimeout(watchdog) };
+}
+
 export function describeFailure(child: Child, what: string): Error {
   return new Error(`${child.name}: ${what}\n--- last output of ${child.name} ---\n${child.tail.join('\n')}`);
 }

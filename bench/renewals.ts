@@ -24,7 +24,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.js';
-import { type Child, ROOT, stopChild } from './processes.js';
+import { type Child, guardRun, ROOT, stopChild } from './processes.js';
 import type { BaselineDone, EngineDone } from './renewals-messages.js';
 import { type SeededStore, seedRenewals } from './renewals-seed.js';
 import {
@@ -375,28 +375,13 @@ export async function runRenewals(): Promise<number> {
 
   // Seeding runs about 3,000 subscriptions/s; the engine is given down to 50 renewals/s.
   const budgetSec = counts.reduce((a, n) => a + processes.length * (120 + n / 50), 0);
-  const abort = new AbortController();
-  const children: Child[] = [];
-  const stop = (why: Error) => {
-    if (abort.signal.aborted) process.exit(130);
-    console.error(`\n${why.message}: stopping (again to force)`);
-    abort.abort(why);
-    for (const c of children) c.proc.kill('SIGKILL');
-    setTimeout(() => process.exit(1), 30_000).unref();
-  };
-  process.on('SIGINT', () => stop(new Error('interrupted by SIGINT')));
-  process.on('SIGTERM', () => stop(new Error('interrupted by SIGTERM')));
-  const watchdog = setTimeout(
-    () => stop(new Error(`the benchmark took longer than ${Math.round(budgetSec)} s`)),
-    budgetSec * 1000,
-  );
-  watchdog.unref();
+  const { children, signal, done } = guardRun(budgetSec);
 
   const runs: RenewalRun[] = [];
   try {
     for (const count of counts) {
       for (const k of processes) {
-        runs.push(await runOne(baseDbUrl, count, k, settings, local, children, abort.signal));
+        runs.push(await runOne(baseDbUrl, count, k, settings, local, children, signal));
         const r = runs[runs.length - 1] as RenewalRun;
         console.log(
           `  ${r.renewalsPerSec} renewals/s (${r.seconds} s), ratio ${r.ratio}; verified: ${r.verified.ok ? 'every subscription renewed once' : r.verified.problems.join('; ')}`,
@@ -404,7 +389,7 @@ export async function runRenewals(): Promise<number> {
       }
     }
   } finally {
-    clearTimeout(watchdog);
+    done();
   }
 
   const cpu = cpus();

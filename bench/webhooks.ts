@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.js';
-import { type Child, ROOT, stopChild } from './processes.js';
+import { type Child, guardRun, ROOT, stopChild } from './processes.js';
 import type { Usage } from './renewals-messages.js';
 import type { BaselineDone, DeliverLap } from './webhooks-messages.js';
 import { type Receiver, startReceiver } from './webhooks-receiver.js';
@@ -689,28 +689,13 @@ export async function runWebhooks(): Promise<number> {
       processes.length * (180 + 4 * settings.durationSec + (n + settings.rate * settings.durationSec) / 50),
     0,
   );
-  const abort = new AbortController();
-  const children: Child[] = [];
-  const stop = (why: Error) => {
-    if (abort.signal.aborted) process.exit(130);
-    console.error(`\n${why.message}: stopping (again to force)`);
-    abort.abort(why);
-    for (const c of children) c.proc.kill('SIGKILL');
-    setTimeout(() => process.exit(1), 30_000).unref();
-  };
-  process.on('SIGINT', () => stop(new Error('interrupted by SIGINT')));
-  process.on('SIGTERM', () => stop(new Error('interrupted by SIGTERM')));
-  const watchdog = setTimeout(
-    () => stop(new Error(`the benchmark took longer than ${Math.round(budgetSec)} s`)),
-    budgetSec * 1000,
-  );
-  watchdog.unref();
+  const { children, signal, done } = guardRun(budgetSec);
 
   const runs: WebhookRun[] = [];
   try {
     for (const count of counts) {
       for (const k of processes) {
-        const r = await runOne(baseDbUrl, count, k, settings, local, children, abort.signal);
+        const r = await runOne(baseDbUrl, count, k, settings, local, children, signal);
         runs.push(r);
         console.log(
           `  ratio ${r.ratio}; verified: ${r.verified.ok ? 'every notification delivered exactly once' : r.verified.problems.join('; ')}`,
@@ -718,7 +703,7 @@ export async function runWebhooks(): Promise<number> {
       }
     }
   } finally {
-    clearTimeout(watchdog);
+    done();
   }
 
   const cpu = cpus();
