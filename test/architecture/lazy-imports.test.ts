@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, SRC, sourceFiles } from './sources.js';
 
 /**
  * Libraries only some processes use are loaded when first used, not with the server: SMTP
@@ -9,17 +10,6 @@ import { describe, expect, it } from 'vitest';
  * loads it (docs/performance.md, Memory). So src/ names them in a static import only as types; the
  * one module that imports PGlite itself (src/db/pglite.ts) is in turn imported only with import().
  */
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const SRC = join(ROOT, 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return /\.(ts|tsx|mts|cts|js|mjs)$/.test(e.name) ? [path] : [];
-  });
-}
 
 const files = sourceFiles(SRC).map((path) => ({
   path: relative(ROOT, path).split('\\').join('/'),

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, SRC, sourceFiles } from './sources.js';
 
 /**
  * One writer per table (redesign plan B.4): a subscription's row is written only by
@@ -9,17 +10,6 @@ import { describe, expect, it } from 'vitest';
  * table did not decide, so this reads src/ and names every statement found outside its owner.
  * Test fixtures under test/ may still write rows directly; migrations are history, not writers.
  */
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const SRC = join(ROOT, 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(path);
-    return /\.(ts|tsx|mts|cts|js|mjs)$/.test(e.name) ? [path] : [];
-  });
-}
 
 const RULES = [
   {
