@@ -29,6 +29,13 @@ export interface PipelineOptions {
 export const valuesOf = (s: Statement): unknown[] | undefined => s.params?.map(toWire);
 
 /**
+ * A statement without parameters sent as the others are, by the extended protocol (node-postgres's
+ * `queryMode`), so that it is corked with them (postgres.ts: CoalescingSocket) and the whole batch
+ * leaves in one write.
+ */
+const extended = (text: string): pg.QueryConfig => ({ text, queryMode: 'extended' }) as pg.QueryConfig;
+
+/**
  * Runs the statements on `client`, a connection in node-postgres's pipeline mode: every statement is
  * written without waiting for the answer to the one before, each as its own extended-protocol query,
  * and the answers come back in order, so the whole batch costs one round trip. Resolves with each statement's rows; rejects with the first
@@ -69,7 +76,7 @@ export function pipelined(client: pg.ClientBase, statements: readonly Statement[
         if (--pending === 0) finish();
       };
     const first = o.transaction ? 1 : 0;
-    if (o.transaction) client.query('BEGIN', answer(0, undefined));
+    if (o.transaction) client.query(extended('BEGIN'), answer(0, undefined));
     statements.forEach((s, i) => {
       const done = answer(first + i, s, (r) => {
         results[i] = r.rows;
@@ -82,7 +89,7 @@ export function pipelined(client: pg.ClientBase, statements: readonly Statement[
     if (o.transaction) {
       const last = first + statements.length;
       client.query(
-        failed ? 'ROLLBACK' : 'COMMIT',
+        extended(failed ? 'ROLLBACK' : 'COMMIT'),
         // A COMMIT that ends an aborted transaction answers ROLLBACK: a statement failed, and says why.
         answer(last, undefined, (r) =>
           r.command === 'COMMIT' ? undefined : new Error(`the batch was rolled back (${r.command})`),

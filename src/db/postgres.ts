@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { pipelined, valuesOf } from './batch.js';
 import {
@@ -166,6 +167,26 @@ function sessionKeyLocks(connectionString: string) {
 }
 
 /**
+ * A socket that sends the queries written to it in one tick as one write. node-postgres corks the
+ * socket around each extended-protocol query (Parse, Bind, Describe, Execute, Sync) and uncorks it
+ * after, which is one system call per statement of a pipelined batch, and as many wake-ups of
+ * PostgreSQL. Here the uncork waits for the end of the tick, so a batch leaves in one write; the
+ * queries and their order are untouched.
+ */
+export class CoalescingSocket extends Socket {
+  #pending = 0;
+  readonly #release = () => {
+    const n = this.#pending;
+    this.#pending = 0;
+    for (let i = 0; i < n; i++) super.uncork();
+  };
+
+  override uncork(): void {
+    if (this.#pending++ === 0) process.nextTick(this.#release);
+  }
+}
+
+/**
  * PostgreSQL through a pg pool: the production store, selected by DATABASE_URL. Its connections are
  * in node-postgres's pipeline mode, so the statements of a batch go out in one write (pipelined).
  * `prepare` false runs every statement unnamed, for connection poolers that cannot keep a
@@ -186,6 +207,7 @@ export function createPostgresDb(
     max: poolSize,
     types: { getTypeParser },
     pipeline: true,
+    stream: () => new CoalescingSocket(),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it. Nor may
   // one in use: its queries fail (and it is dropped, see connectionLost), and the 'error' it emits
