@@ -11,9 +11,11 @@
  * back to the system a moment later.
  *
  * Several collections because V8 shrinks its young generation in a collection only once the
- * allocation rate it has sampled lately is low, which after a burst takes some seconds of quiet
- * (a server after 11,000 requests: the fifth collection, 9 s after the last request, shrank it from
- * 32 MB to 1 MB; RSS 178 → 147 MB). After start-up the first one does (129 → 97 MB).
+ * allocation rate it has sampled lately is low, which after a burst took about five seconds of
+ * quiet collections in every probe (a server after 11,000 requests, quiet for 5 s before the
+ * first: the fifth, 9 s after the last request, shrank it from 32 MB to 1 MB; RSS 178 → 147 MB).
+ * So the first collection comes after 2 s of quiet, and a server is compact 7 to 8 s after its
+ * last burst. After start-up the first one does (129 → 97 MB).
  *
  * The collection needs V8's `gc` function, which Node exposes under `--expose-gc` (one of the flags
  * every way of starting Kopek passes: package.json, bin/kopek.js, the Dockerfile). Run without it,
@@ -46,7 +48,7 @@ export interface IdleCompactorOptions {
    * margin is for a machine whose cores are shared: a process waiting for a core counts as busy.
    */
   busyBelow?: number;
-  /** How long the process must have been quiet before a compaction, in ms (default 5,000). */
+  /** How long the process must have been quiet before a compaction, in ms (default 2,000). */
   quietMs?: number;
   /** Growth of the RSS over its lowest since the last compaction that makes another worth it, in bytes (default 8 MB). */
   growth?: number;
@@ -98,7 +100,7 @@ export function processProbe(server: { on(event: 'request', listener: () => void
 export function idleCompactor(probe: ProcessProbe, options: IdleCompactorOptions = {}): IdleCompactor {
   const everyMs = options.everyMs ?? 1_000;
   const busyBelow = options.busyBelow ?? 0.2;
-  const quietMs = options.quietMs ?? 5_000;
+  const quietMs = options.quietMs ?? 2_000;
   const growth = options.growth ?? 8 * 1024 * 1024;
   const maxCollections = options.maxCollections ?? 30;
   // The lowest RSS seen since the last compaction (none yet: the first quiet spell after start

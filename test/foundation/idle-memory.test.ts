@@ -52,6 +52,13 @@ describe('the idle compactor', () => {
     expect(compactions).toBe(2);
   });
 
+  it('by default compacts after two quiet seconds, so that V8 can shrink within 10 s of a burst', () => {
+    const { state, probe } = fakeProcess({ rss: 150 * MB, utilization: 0.01 });
+    const compactor = idleCompactor(probe);
+    expect([compactor.look(), compactor.look()]).toEqual([false, true]);
+    expect(state.collections).toBe(1);
+  });
+
   it('runs at most maxCollections in one compaction', () => {
     const { state, probe } = fakeProcess({ rss: 136 * MB, utilization: 0.01 });
     const compactor = idleCompactor(probe, { ...options, maxCollections: 4 });
