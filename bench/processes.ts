@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -80,6 +80,25 @@ export function startKopek(
   flags: string[] = startFlags(),
 ): Child {
   return spawnNode(name, [...flags, join(ROOT, 'bin', 'kopek.js'), ...args], env);
+}
+
+/**
+ * Runs a TypeScript script of the benchmarks (the baseline) compiled, as Kopek runs (startKopek), so
+ * that neither side of a ratio pays for TypeScript compiled on the fly: tsc writes it to
+ * bench/results/compiled/ (inside the repository, so its imports resolve to node_modules).
+ */
+export function startCompiled(
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Child {
+  const outDir = join(ROOT, 'bench', 'results', 'compiled');
+  const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+  const options = ['--module', 'nodenext', '--target', 'es2023', '--skipLibCheck', '--outDir', outDir];
+  execFileSync(tsc, ['--ignoreConfig', ...options, join(ROOT, script)], { cwd: ROOT, stdio: 'inherit' });
+  const file = join(outDir, script.replace(/^.*\//, '').replace(/\.ts$/, '.js'));
+  return spawnNode(name, [...NODE_FLAGS, ...nodeArgs, file], env);
 }
 
 function spawnNode(

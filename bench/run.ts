@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- scenario ...]`: starts Kopek and a bare Fastify baseline against a throw-away
- * PostgreSQL schema, drives each scenario with autocannon at full load and, for latency goals, at a
+ * `npm run bench [-- scenario ...]`: starts Kopek and a bare Fastify baseline, both compiled and with
+ * the flags of `npm start`, against a throw-away PostgreSQL schema, drives each scenario with autocannon at full load and, for latency goals, at a
  * steady rate with an open-loop generator (paced.ts), and prints req/s and latency.
  * Settings: BENCH_DATABASE_URL (else DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
  * BENCH_DURATION (seconds per run, default 10), BENCH_WARMUP (default 2), BENCH_CONNECTIONS
@@ -25,7 +25,9 @@ import {
   freePort,
   ROOT,
   runToEnd,
-  startChild,
+  startCompiled,
+  startFlags,
+  startKopek,
   stopChild,
   waitForHealth,
 } from './processes.js';
@@ -117,10 +119,12 @@ async function startServers(
     '--name',
     'Bench',
   ];
-  await runToEnd('kopek shop create', ['src/cli.ts', ...shopArgs], env, 60_000, signal);
+  // Kopek runs as an operator runs it (compiled, with the flags of `npm start`): what is measured is
+  // what production runs, not TypeScript compiled on the fly.
+  await runToEnd('kopek shop create', shopArgs, env, 60_000, signal, startKopek);
 
   const url = `http://127.0.0.1:${port}`;
-  const child = startChild('kopek', ['src/cli.ts', 'serve'], env, profileArgs('kopek'));
+  const child = startKopek('kopek', ['serve'], env, [...startFlags(), ...profileArgs('kopek')]);
   children.push(child);
   const servers: Servers = { kopek: { url, child }, secret };
   const waits = [waitForHealth(child, `${url}/health`, 60_000, signal)];
@@ -134,7 +138,7 @@ async function startServers(
       BASELINE_SHOP_ID: String(SHOP_ID),
       NODE_ENV: 'production',
     };
-    const base = startChild('baseline', ['bench/baseline.ts'], baseEnv, profileArgs('baseline'));
+    const base = startCompiled('baseline', 'bench/baseline.ts', baseEnv, profileArgs('baseline'));
     children.push(base);
     servers.baseline = { url: baseUrl, child: base };
     waits.push(waitForHealth(base, `${baseUrl}/health`, 60_000, signal));
