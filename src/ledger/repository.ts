@@ -4,7 +4,9 @@ import {
   delivered,
   deliveriesOf,
   EVENT_COLUMNS,
+  EVENT_INSERT_COLUMNS,
   eventInsert,
+  mailStatusOf,
 } from '../notifications/index.js';
 
 export const TRANSACTION_TYPES = [
@@ -148,7 +150,7 @@ export function transactionInsertCtes(
     const from = first + COLUMNS.length + 1;
     const announced = EVENT_COLUMNS.map((_, i) => `$${from + i}`).join(', ');
     return `${created}, announced AS (
-       INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ${announced} FROM created
+       INSERT INTO events (${EVENT_INSERT_COLUMNS}) SELECT ${announced}, ${mailStatusOf(`$${from}`)} FROM created
        RETURNING id, shop_id, resource_id, url, created_at
      ), queued AS (
        ${deliveriesOf('announced')}

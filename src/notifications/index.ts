@@ -12,8 +12,10 @@ export {
   delivered,
   deliveriesOf,
   EVENT_COLUMNS,
+  EVENT_INSERT_COLUMNS,
   eventInsert,
   eventsInsert,
+  mailStatusOf,
 } from './outbox.js';
 export { EVENTS_WITH_DELIVERY } from './repository.js';
 export {

@@ -41,8 +41,22 @@ export const deliveriesOf = (source: string) => `INSERT INTO deliveries
   (event_id, shop_id, resource_id, status, next_attempt_at)
   SELECT id, shop_id, resource_id, 'pending', created_at FROM ${source} WHERE url IS NOT NULL`;
 
+/**
+ * An event's e-mail status as it is written, from its shop's setting: 'pending' when the shop sends
+ * e-mails, so that the fan-out (mail/fanout.ts) takes it, else 'done'. Most shops send none, and
+ * their events are then never locked and rewritten by the fan-out (a second version of every row,
+ * its indexes and its payload, for nothing). A shop that turns e-mail on gets e-mails for the events
+ * written from then on; one that turns it off stops those still waiting (the fan-out checks again).
+ * `shopId` is the SQL of the event's shop id.
+ */
+export const mailStatusOf = (shopId: string) =>
+  `COALESCE((SELECT CASE WHEN s.email_notifications THEN 'pending' ELSE 'done' END FROM shops s WHERE s.id = ${shopId}), 'pending')`;
+
+/** The columns an event is written with: EVENT_COLUMNS, then its e-mail status (mailStatusOf). */
+export const EVENT_INSERT_COLUMNS = [...EVENT_COLUMNS, 'mail_status'].join(', ');
+
 const INSERT = `WITH announced AS (
-    INSERT INTO events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    INSERT INTO events (${EVENT_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, ${mailStatusOf('$1')})
     RETURNING id, shop_id, resource_id, url, created_at
   )
   ${deliveriesOf('announced')}`;
@@ -73,8 +87,8 @@ export function eventInsert(a: Announcement): Statement {
 
 // WITH ORDINALITY and ORDER BY: the identity numbers the events in the order given.
 const INSERT_MANY = `WITH announced AS (
-    INSERT INTO events (${EVENT_COLUMNS.join(', ')})
-    SELECT shop_id, resource_type, resource_id, event, payload, created_at, url
+    INSERT INTO events (${EVENT_INSERT_COLUMNS})
+    SELECT shop_id, resource_type, resource_id, event, payload, created_at, url, ${mailStatusOf('a.shop_id')}
     FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
       WITH ORDINALITY AS a (shop_id, resource_type, resource_id, event, payload, created_at, url, n)
     ORDER BY n
