@@ -222,9 +222,9 @@ export async function verifyDelivery(
       `WITH per_event AS (
          SELECT e.id, d.status, d.attempts, d.delivered_at, d.leased_until, count(a.event_id) AS tries,
                 count(a.event_id) FILTER (WHERE a.status_code BETWEEN 200 AND 299) AS ok
-         FROM events e LEFT JOIN deliveries d ON d.event_id = e.id
-           LEFT JOIN event_attempts a ON a.event_id = e.id
-         GROUP BY e.id, d.event_id
+         FROM events e LEFT JOIN deliveries d ON d.event_id = e.id AND d.shop_id = e.shop_id
+           LEFT JOIN event_attempts a ON a.event_id = e.id AND a.shop_id = e.shop_id
+         GROUP BY e.id, e.shop_id, d.event_id, d.shop_id
        )
        SELECT count(*)::int AS events,
          count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
