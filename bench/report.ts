@@ -27,7 +27,13 @@ export interface Report {
     /** 1-minute load average before and after: anything else running skews the figures. */
     loadAverage: { start: number; end: number };
   };
-  settings: { connections: number; durationSec: number; warmupSec: number; latencyRate: number };
+  settings: {
+    connections: number;
+    durationSec: number;
+    warmupSec: number;
+    latencyRate: number;
+    shop: 'live' | 'test';
+  };
   results: Row[];
   goals: GoalCheck[];
   skipped: { scenario: string; reason: string }[];

@@ -1,11 +1,13 @@
 /**
  * `npm run bench [-- scenario ...]`: starts Kopek and a bare Fastify baseline, both compiled and with
- * the flags of `npm start`, against a throw-away PostgreSQL schema, drives each scenario with autocannon at full load and, for latency goals, at a
- * steady rate with an open-loop generator (paced.ts), and prints req/s and latency.
+ * the flags of `npm start`, against a throw-away PostgreSQL schema, drives each scenario with
+ * autocannon at full load and, for latency goals, at a steady rate with an open-loop generator
+ * (paced.ts), and prints req/s and latency.
  * Settings: BENCH_DATABASE_URL (else DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test),
  * BENCH_DURATION (seconds per run, default 10), BENCH_WARMUP (default 2), BENCH_CONNECTIONS
  * (default 50), BENCH_RATE (req/s of the latency run of scenarios with a p99 goal, default 200;
- * 0 skips it), BENCH_VERBOSE=1 to echo the servers' output, BENCH_PROFILE=1 to write the servers'
+ * 0 skips it), BENCH_SHOP (live, default, or test: the kind of shop the requests are made as),
+ * BENCH_VERBOSE=1 to echo the servers' output, BENCH_PROFILE=1 to write the servers'
  * CPU profiles to bench/results/profiles/<server>/.
  * `npm run bench -- renewals` measures the billing engine instead: see bench/renewals.ts; and
  * `npm run bench -- webhooks` the delivery of notifications: see bench/webhooks.ts; and
@@ -82,6 +84,19 @@ async function routeExists(baseUrl: string, s: Scenario): Promise<boolean> {
   return res.status !== 404;
 }
 
+/**
+ * The kind of shop the requests are made as (BENCH_SHOP, default live). A live shop is what
+ * production traffic is; a test shop (the sandbox) also reads its test clock's offset on every
+ * request, one more round trip to PostgreSQL (shops/service.ts: ShopAuthenticator).
+ */
+type ShopKind = 'live' | 'test';
+
+function shopKind(): ShopKind {
+  const raw = process.env.BENCH_SHOP || 'live';
+  if (raw !== 'live' && raw !== 'test') throw new Error(`BENCH_SHOP must be live or test, not ${raw}`);
+  return raw;
+}
+
 interface Servers {
   kopek: { url: string; child: Child };
   baseline?: { url: string; child: Child };
@@ -92,6 +107,7 @@ interface Servers {
 async function startServers(
   dbUrl: string,
   withBaseline: boolean,
+  shop: ShopKind,
   children: Child[],
   signal: AbortSignal,
 ): Promise<Servers> {
@@ -115,7 +131,7 @@ async function startServers(
     String(SHOP_ID),
     '--secret',
     secret,
-    '--test',
+    ...(shop === 'test' ? ['--test'] : []),
     '--name',
     'Bench',
   ];
@@ -171,6 +187,7 @@ async function main(): Promise<number> {
     durationSec: intSetting('BENCH_DURATION', 10, 1),
     warmupSec: intSetting('BENCH_WARMUP', 2, 0),
     latencyRate: intSetting('BENCH_RATE', 200, 0),
+    shop: shopKind(),
   };
   const budgetMs = (120 + scenarios.length * (2 * (settings.durationSec + settings.warmupSec) + 15)) * 1000;
 
@@ -206,6 +223,7 @@ async function main(): Promise<number> {
     const servers = await startServers(
       withSearchPath(baseDbUrl, schema),
       scenarios.some((s) => s.target === 'baseline'),
+      settings.shop,
       children,
       abort.signal,
     );
@@ -289,7 +307,9 @@ async function main(): Promise<number> {
     for (const s of skipped) console.log(`skipped ${s.scenario}: ${s.reason}`);
     if (report.goals.length > 0) console.log(`${formatGoals(report)}\n`);
     const { start, end } = report.machine.loadAverage;
-    console.log(`${report.machine.cpus} CPUs, load average ${start} before and ${end} after the run`);
+    console.log(
+      `${report.machine.cpus} CPUs, load average ${start} before and ${end} after the run; requests as a ${settings.shop} shop`,
+    );
     console.log(`BENCH_JSON ${JSON.stringify(report)}`);
     const dir = join(ROOT, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
