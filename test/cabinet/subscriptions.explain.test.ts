@@ -16,7 +16,7 @@ import { type Harness, harness, newShop } from '../harness.js';
 /**
  * The overview's and the subscriptions list's queries on PostgreSQL, with a shop of many rows
  * beside another as big: each is answered from an index bounded by the shop (and the 30-day window),
- * never by reading a table whole. bench/cabinet-queries.ts times them at a million rows.
+ * never by reading a table whole.
  */
 
 const ROWS = 60_000;
