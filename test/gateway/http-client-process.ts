@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { KOPEK } from '../foundation/kopek-process.js';
+import { freePort, KOPEK, start } from '../foundation/kopek-process.js';
 import { seedPgliteDir, sharedStoreUrl } from '../fresh-store.js';
 
 /**
@@ -25,13 +25,7 @@ export function listen(server: Server): Promise<number> {
   });
 }
 
-/** A loopback port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+export { freePort };
 
 export interface GatewayProcess {
   url: string;
@@ -80,20 +74,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const flags = ['--id', String(shopId), '--secret', secret, '--test', ...(options.threeDs ? ['--3ds'] : [])];
   await run('node', [...CLI, 'shop', 'create', ...flags], { env, timeout: 60_000 });
 
-  let output = '';
-  const child: ChildProcess = spawn('node', [...CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Its banner says it is listening: /health is asked once it is out, not on a timer before.
-  let running: () => void = () => {};
-  const banner = new Promise<void>((resolve) => {
-    running = resolve;
-  });
-  const append = (chunk: Buffer) => {
-    output += String(chunk);
-    if (output.includes('Kopek is running')) running();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const server = start('node', [...CLI, 'serve'], env);
+  const { child } = server;
   // Should the test run itself be killed before its afterAll, the server must not outlive it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -102,7 +84,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const forced = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      await server.exited;
       clearTimeout(forced);
     }
     process.off('exit', killOnExit);
@@ -110,15 +92,14 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
 
   try {
-    // Should the banner never come, /health decides (the limit is a guard against a hung start).
-    const guard = new Promise((resolve) => setTimeout(resolve, START_LIMIT_MS).unref());
-    await Promise.race([banner, exited, guard]);
+    // Its banner says it is listening: /health is asked once it is out, not on a timer before.
+    await server.untilOutput('the banner', (output) => output.includes('Kopek is running'), START_LIMIT_MS);
     await waitForHealth(url, child);
   } catch (err) {
     await stop();
-    throw new Error(`the second Kopek process did not start: ${(err as Error).message}\n${output}`);
+    throw new Error(`the second Kopek process did not start: ${(err as Error).message}\n${server.output()}`);
   }
-  return { url, shopId, secret, token, sharedStore: Boolean(pgUrl), output: () => output, stop };
+  return { url, shopId, secret, token, sharedStore: Boolean(pgUrl), output: server.output, stop };
 }
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
