@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,7 +9,7 @@ import { systemClock } from '../../src/clock.js';
 import { createPgliteDb } from '../../src/db/pglite.js';
 import { createShop } from '../../src/shops/service.js';
 import { type FreshStore, freshPostgres, seedPgliteDir } from '../fresh-store.js';
-import { KOPEK } from './kopek-process.js';
+import { KOPEK, start } from './kopek-process.js';
 
 /**
  * A real server is killed (SIGKILL) in the middle of a burst of card subscriptions, each sent with
@@ -18,7 +18,6 @@ import { KOPEK } from './kopek-process.js';
  * the store of the test run: PostgreSQL when DATABASE_URL is set, the embedded store otherwise.
  */
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const BURST = 200;
 const KILL_AFTER_ANSWERS = 20;
 const pgUrl = process.env.DATABASE_URL;
@@ -86,28 +85,15 @@ async function shopOf(first: Started): Promise<{ shopId?: string; secret?: strin
 }
 
 async function startServer(port: number): Promise<Started> {
-  const child = spawn(process.execPath, [...KOPEK, 'serve'], {
-    cwd: ROOT,
-    env: serverEnv(port),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  let out = '';
-  // Ready once it says so (and, on a first start, has printed the sandbox shop): looked at on each
-  // chunk it writes, not on a timer.
-  await new Promise<void>((resolve, reject) => {
-    const look = (d: Buffer) => {
-      out += d;
-      if (out.includes('Kopek is running') && (!out.includes('Created a sandbox') || out.includes('Try it')))
-        resolve();
-    };
-    child.stdout?.on('data', look);
-    child.stderr?.on('data', look);
-    child.once('exit', (code) =>
-      reject(new Error(`the server exited (${code}) before it was ready:\n${out}`)),
-    );
-  });
-  return { child, base: `http://127.0.0.1:${port}`, output: () => out };
+  const started = start(process.execPath, [...KOPEK, 'serve'], serverEnv(port));
+  server = started.child;
+  // Ready once it says so (and, on a first start, has printed the sandbox shop).
+  await started.untilOutput(
+    'the server to be ready',
+    (out) =>
+      out.includes('Kopek is running') && (!out.includes('Created a sandbox') || out.includes('Try it')),
+  );
+  return { child: started.child, base: `http://127.0.0.1:${port}`, output: started.output };
 }
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
