@@ -20,8 +20,8 @@
  * the processes with other Node flags than the start script's (to try some). BENCH_IDLE is how long
  * a process is left idle before an idle reading (s, default 10), BENCH_SETTLE how long after its load
  * a server is read once more (s, default 30; 0 skips it: a quiet server compacts its heap until V8
- * has shrunk its young generation, which after a burst takes some seconds), BENCH_WARMUP the seconds of each create endpoint before the second idle reading
- * (default 5). It prints a table with each target met or missed and one BENCH_JSON line, and writes
+ * has shrunk its young generation, which after a burst takes some seconds), BENCH_WARMUP the seconds
+ * of each create endpoint before the second idle reading (default 5). It prints a table with each target met or missed and one BENCH_JSON line, and writes
  * bench/results/memory.json.
  */
 import { execFileSync } from 'node:child_process';

@@ -35,9 +35,16 @@ describe('CoalescingSocket', () => {
   let server: Server;
   let received = '';
   let port = 0;
+  // Told of each chunk the server receives.
+  const listeners = new Set<() => void>();
 
   beforeAll(async () => {
-    server = createServer((c) => c.on('data', (d) => (received += d.toString())));
+    server = createServer((c) =>
+      c.on('data', (d) => {
+        received += d.toString();
+        for (const listener of listeners) listener();
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
   });
@@ -48,10 +55,17 @@ describe('CoalescingSocket', () => {
     await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
     return socket;
   };
-  const arrived = async (text: string) => {
-    for (let i = 0; i < 200 && !received.includes(text); i++) await new Promise((r) => setTimeout(r, 5));
-    return received.includes(text);
-  };
+  /** Settles once the server has received `text` (on its data events, not on a timer). */
+  const arrived = (text: string) =>
+    new Promise<boolean>((resolve) => {
+      const look = () => {
+        if (!received.includes(text)) return;
+        listeners.delete(look);
+        resolve(true);
+      };
+      listeners.add(look);
+      look();
+    });
 
   it('sends the corked writes of one tick as one write, in order', async () => {
     const socket = await connected();
