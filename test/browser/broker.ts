@@ -10,7 +10,19 @@ import { type BrowserServer, chromium } from 'playwright-core';
  * browser tests never starts Chromium.
  */
 
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian's old headless shell (package chromium-headless-shell) when it is installed, else Debian's
+ * chromium. Both are the same Blink and V8 release; the shell leaves out the browser's windowing and
+ * UI layers, and the browser tests take about half the CPU with it (payments in the cabinet: 15 s
+ * against 27.5 s of test time). `KOPEK_TEST_CHROMIUM=/usr/bin/chromium` runs them in the full browser.
+ */
+export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+export const FULL_CHROMIUM = '/usr/bin/chromium';
+
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env, exists = existsSync): string {
+  if (env.KOPEK_TEST_CHROMIUM) return env.KOPEK_TEST_CHROMIUM;
+  return exists(HEADLESS_SHELL) ? HEADLESS_SHELL : FULL_CHROMIUM;
+}
 
 const ARGS = [
   '--headless',
@@ -36,15 +48,16 @@ export async function startBrowserBroker(): Promise<BrowserBroker> {
       res.writeHead(404).end();
       return;
     }
-    if (!existsSync(CHROMIUM)) {
+    const executablePath = chromiumPath();
+    if (!existsSync(executablePath)) {
       res
         .writeHead(503, { 'content-type': 'text/plain' })
         .end(
-          `Chromium is not installed at ${CHROMIUM}; the browser tests need it: apt-get update && apt-get install -y chromium`,
+          `Chromium is not installed at ${executablePath}; the browser tests need it: apt-get update && apt-get install -y chromium chromium-headless-shell`,
         );
       return;
     }
-    launched ??= chromium.launchServer({ executablePath: CHROMIUM, args: ARGS });
+    launched ??= chromium.launchServer({ executablePath, args: ARGS });
     launched.then(
       (browser) => res.writeHead(200, { 'content-type': 'text/plain' }).end(browser.wsEndpoint()),
       (err: unknown) => {
