@@ -28,6 +28,9 @@ const ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
+  // Compositing in the browser's process, not a GPU process of its own: no IPC per frame between
+  // them (the GPU process took 15 s of CPU in a run of the suite; two browser files ran 7 % faster).
+  '--in-process-gpu',
   '--disable-quic',
   '--no-first-run',
   '--disable-background-networking',

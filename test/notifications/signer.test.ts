@@ -1,5 +1,5 @@
-import { generateKeyPairSync, type KeyObject, verify } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, verify } from 'node:crypto';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Signer, signHere } from '../../src/notifications/signer.js';
 
 /**
@@ -7,8 +7,13 @@ import { Signer, signHere } from '../../src/notifications/signer.js';
  * right key, however many are asked for at once; and made all the same when a thread stops.
  */
 
-const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
-const shops = [pair(), pair(), pair()];
+// Three different RSA pairs from the run's pool (test/signing-keys.ts): making them here cost a second.
+const shops = inject('signingKeys')
+  .slice(0, 3)
+  .map((keys) => ({
+    privateKey: createPrivateKey(keys.privateKey),
+    publicKey: createPublicKey(keys.publicKey),
+  }));
 
 const valid = (publicKey: KeyObject, body: string, signature: string) =>
   verify('sha256', Buffer.from(body), publicKey, Buffer.from(signature, 'base64'));
