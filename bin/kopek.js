@@ -13,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Written by `npm run build` once dist/ is complete.
@@ -44,4 +45,9 @@ if (sources && (!built || statSync(stamp).mtimeMs < newest(`${root}src`))) {
   process.stderr.write('Kopek is not built: dist/ is missing. Run `npm run build` where the sources are.\n');
   process.exit(1);
 }
+// A command that runs once and exits (everything but `serve`) gets the embedded store's WebAssembly
+// from V8's baseline compiler only: its optimizing compiler would recompile the hot functions in the
+// background, about a third of such a command's CPU, for a process that is gone a moment later.
+// What runs is the same code; a serving process keeps both compilers.
+if (process.argv[2] !== 'serve') setFlagsFromString('--liftoff-only');
 await import('../dist/cli.js');
