@@ -13,10 +13,13 @@ export const ROOT = join(import.meta.dirname, '..', '..');
  *
  * `--liftoff-only` keeps V8 from compiling the embedded store's WebAssembly a second time with its
  * optimizing compiler, in the background, for a process that lives a few seconds: a start on a
- * seeded store took 4.7 s of CPU with it and 3.4 s without (the same code runs, only less
- * optimized). The test workers run so too (vitest.config.ts).
+ * seeded store took 4.7 s of CPU with it and 3.4 s without. `--max-opt=1` does the same for the
+ * JavaScript (V8's interpreter and baseline compiler, no TurboFan): a `serve` start on PostgreSQL
+ * 2.3 s of CPU with TurboFan, 1.7 s without, and the six files whose processes do the most work
+ * (10,000 renewals by three processes among them) 50 s with it, 43–45 s without. The same code
+ * runs, only less optimized. The test workers run with `--liftoff-only` too (vitest.config.ts).
  */
-export const KOPEK = ['--liftoff-only', join(ROOT, 'dist', 'cli.js')];
+export const KOPEK = ['--liftoff-only', '--max-opt=1', join(ROOT, 'dist', 'cli.js')];
 
 export interface Started {
   child: ChildProcess;
