@@ -85,16 +85,26 @@ export function eventInsert(a: Announcement): Statement {
   };
 }
 
-// WITH ORDINALITY and ORDER BY: the identity numbers the events in the order given.
-const INSERT_MANY = `WITH announced AS (
+/** The SQL types of EVENT_COLUMNS, in their order. */
+const TYPES = ['int', 'text', 'text', 'text', 'jsonb', 'timestamptz', 'text'] as const;
+
+/**
+ * The events of `rows` (EVENT_COLUMNS, then `n`, their place in the list), inserted in that order
+ * (ORDER BY n: the identity numbers them so), each with its delivery when it has a URL.
+ */
+const insertFrom = (rows: string) => `WITH announced AS (
     INSERT INTO events (${EVENT_INSERT_COLUMNS})
-    SELECT shop_id, resource_type, resource_id, event, payload, created_at, url, ${mailStatusOf('a.shop_id')}
-    FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
-      WITH ORDINALITY AS a (shop_id, resource_type, resource_id, event, payload, created_at, url, n)
+    SELECT ${EVENT_COLUMNS.join(', ')}, ${mailStatusOf('a.shop_id')}
+    FROM ${rows} AS a (${EVENT_COLUMNS.join(', ')}, n)
     ORDER BY n
     RETURNING id, shop_id, resource_id, url, created_at
   )
   ${deliveriesOf('announced')}`;
+
+/** Any number of events, a parameter array per column (the billing engine's batches). */
+const INSERT_MANY = insertFrom(
+  `unnest(${TYPES.map((type, c) => `$${c + 1}::${type}[]`).join(', ')}) WITH ORDINALITY`,
+);
 
 /**
  * Up to this many events go as rows of a VALUES list, one parameter a value, rather than as arrays.
@@ -105,23 +115,13 @@ const INSERT_MANY = `WITH announced AS (
  */
 export const FEW_EVENTS = 4;
 
-const TYPES = ['int', 'text', 'text', 'text', 'jsonb', 'timestamptz', 'text'] as const;
-
-/** The VALUES form of INSERT_MANY for `count` events (the same columns, order and deliveries). */
+/** `count` events as the rows of a VALUES list. */
 function insertFew(count: number): string {
   const rows = Array.from({ length: count }, (_, r) => {
     const values = TYPES.map((type, c) => `$${r * TYPES.length + c + 1}::${type}`);
     return `(${values.join(', ')}, ${r + 1})`;
   });
-  return `WITH announced AS (
-    INSERT INTO events (${EVENT_INSERT_COLUMNS})
-    SELECT shop_id, resource_type, resource_id, event, payload, created_at, url, ${mailStatusOf('a.shop_id')}
-    FROM (VALUES ${rows.join(', ')})
-      AS a (shop_id, resource_type, resource_id, event, payload, created_at, url, n)
-    ORDER BY n
-    RETURNING id, shop_id, resource_id, url, created_at
-  )
-  ${deliveriesOf('announced')}`;
+  return insertFrom(`(VALUES ${rows.join(', ')})`);
 }
 
 /** The VALUES statements, by their count of events (index 0 unused). */
