@@ -52,11 +52,6 @@ export interface StoredDocument {
   content: Buffer;
 }
 
-// pg returns bytea as a Buffer, PGlite as a plain Uint8Array: one shape for the callers.
-function toBuffer(v: Uint8Array): Buffer {
-  return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-}
-
 /**
  * The document of a shop's proof, by the proof's own uid or by its parent's uid (then the newest
  * proof of that parent). A parent is never itself a proof, so one uid cannot mean both.
@@ -66,14 +61,15 @@ export async function findDocument(
   shopId: number,
   uid: string,
 ): Promise<StoredDocument | undefined> {
-  const [row] = await db.query<StoredDocument & { content: Uint8Array }>(
+  // Both stores give bytea as a Buffer (pg's own parser; PGlite's is db/pglite.ts byteaCodecs).
+  const [row] = await db.query<StoredDocument>(
     `SELECT p.uid AS proof_uid, p.file_name, d.content_type, d.content
        FROM proofs p JOIN proof_documents d ON d.checksum = p.checksum AND d.shop_id = p.shop_id
       WHERE p.shop_id = $1 AND (p.uid = $2 OR p.parent_uid = $2)
       ORDER BY p.seq DESC LIMIT 1`,
     [shopId, uid],
   );
-  return row ? { ...row, content: toBuffer(row.content) } : undefined;
+  return row;
 }
 
 /** How many stored documents have this checksum (0 or 1 per shop that sent it): for checking de-duplication. */

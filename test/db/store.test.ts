@@ -385,3 +385,30 @@ describe('the embedded store', () => {
     },
   );
 });
+
+describe('bytea', () => {
+  const every = Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 37) % 256));
+
+  it.each([
+    ['every byte value', every],
+    ['no bytes', Buffer.alloc(0)],
+    ['a view into a larger buffer', every.subarray(100, 300)],
+    ['a plain Uint8Array', new Uint8Array([0, 1, 127, 128, 254, 255])],
+  ])('goes in and comes back as a Buffer of the same bytes: %s', async (_case, bytes) => {
+    const [row] = await db.query<{ back: Buffer; hex: string; length: number }>(
+      `SELECT $1::bytea AS back, encode($1::bytea, 'hex') AS hex, octet_length($1::bytea) AS length`,
+      [bytes],
+    );
+    expect(Buffer.isBuffer(row?.back)).toBe(true);
+    expect(row?.back.equals(Buffer.from(bytes))).toBe(true);
+    // What the store holds, read by the store itself: the same bytes, not their text.
+    expect(row?.hex).toBe(Buffer.from(bytes).toString('hex'));
+    expect(row?.length).toBe(bytes.length);
+  });
+
+  it.runIf(sharedStoreUrl() === undefined)('refuses a value that is not bytes, as PGlite does', async () => {
+    await expect(db.query('SELECT $1::bytea AS back', ['not bytes'])).rejects.toThrow(
+      'Invalid input for bytea type',
+    );
+  });
+});
