@@ -21,6 +21,7 @@ import { loggerOptions } from '../http/logger.js';
 import { registerMetrics } from '../http/metrics.js';
 import { registerNotFound } from '../http/not-found.js';
 import { registerRateLimit } from '../http/rate-limit.js';
+import { sharedSerializers } from '../http/serialization.js';
 import { registerValidation } from '../http/validation.js';
 import { Budget } from '../limits/budget.js';
 import type { LimitStore } from '../limits/store.js';
@@ -65,6 +66,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Fastify parses text/plain by default; the API speaks JSON only, so such a body is a 415, not a
   // string that later fails validation as "not an object".

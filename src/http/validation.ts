@@ -95,6 +95,26 @@ function checkUrlText(request: FastifyRequest): void {
 }
 
 /**
+ * The Ajv of query strings and path parameters, one per process: Ajv keeps each schema it compiled,
+ * by the schema object, so every app built in a process (the tests build dozens, one Kopek process
+ * one) shares the validators of the routes' schemas instead of compiling them again.
+ */
+let sharedAjv: Ajv | undefined;
+function urlAjv(): Ajv {
+  if (!sharedAjv) {
+    sharedAjv = new Ajv({
+      allErrors: true,
+      coerceTypes: false,
+      removeAdditional: false,
+      useDefaults: true,
+      strict: false,
+    });
+    addFormats.default(sharedAjv);
+  }
+  return sharedAjv;
+}
+
+/**
  * A body schema marked `enforced` is the route's validator: core/schema-check.ts compiles it once
  * and answers every broken rule in the contract's words. A route whose schema is not marked yet only
  * documents its body, which its verb validates; there the body only has to be a JSON object. Every
@@ -102,14 +122,7 @@ function checkUrlText(request: FastifyRequest): void {
  * Ajv, after their text (checkUrlText).
  */
 export function registerValidation(app: FastifyInstance): void {
-  const ajv = new Ajv({
-    allErrors: true,
-    coerceTypes: false,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-  });
-  addFormats.default(ajv);
+  const ajv = urlAjv();
   app.addHook('preValidation', async (request) => {
     checkUrlText(request);
     if (typeof request.body === 'object' && request.body !== null) unstorableText(request.body).throwIfAny();
