@@ -6,7 +6,7 @@
 
 /** The ground: shared pieces that know no feature. */
 const GROUND =
-  '^src/(core|calendar|money|db|crypto|net|limits)/|^src/(clock|config|ids|periodic|backlog-metrics)\\.ts$';
+  '^src/(core|calendar|money|db|crypto|net|limits)/|^src/(clock|config|ids|periodic|backlog-metrics|code-root)\\.ts$';
 /** Features and the adapters above them. */
 const FEATURES =
   '^src/(shops|customers|products|plans|subscriptions|charging|billing|gateway|cards|checkout|proofs|notifications|mail|ledger|cabinet|compose|control|cli|http|pages)/|^src/(context|cli)\\.ts$';

@@ -3,12 +3,14 @@
 # steps outside Docker (`npm run test:recipe`), so keep every path relative to WORKDIR and users
 # numeric (1000:1000 is the node image's `node` user).
 
-# The build: every dependency, the TypeScript compiler, `npm run build` → dist/.
+# The build: every dependency, the bundler, `npm run build` → dist/ (the program bundled, and the
+# files that ship beside it).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build
 

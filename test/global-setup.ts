@@ -38,13 +38,13 @@ function distIsCurrent(): boolean {
   const stamp = join(ROOT, 'dist', '.build-stamp');
   if (!existsSync(stamp)) return false;
   const built = statSync(stamp).mtimeMs;
-  return ['src', 'tsconfig.build.json', 'tsconfig.json', 'package.json'].every(
+  return ['src', 'scripts/build.mjs', 'tsconfig.build.json', 'tsconfig.json', 'package.json'].every(
     (path) => newest(join(ROOT, path)) < built,
   );
 }
 
 /**
- * Kopek as an operator runs it: compiled into dist/, so that each test that starts a `kopek` process
+ * Kopek as an operator runs it: bundled into dist/, so that each test that starts a `kopek` process
  * starts in about a second instead of compiling TypeScript for three to seven. A run builds only
  * when the sources changed since the last build: running one test file after another does not pay
  * a build (seconds of both cores) each time.

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CODE_ROOT } from '../code-root.js';
 import { type Db, PgCode, pgErrorCode, type Queryable } from './db.js';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = fileURLToPath(new URL('db/migrations/', CODE_ROOT));
 // Arbitrary constant: serialises migration runs of several instances starting at once.
 const MIGRATION_LOCK = 727_001;
 

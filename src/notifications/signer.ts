@@ -1,6 +1,7 @@
 import { type KeyObject, sign } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { CODE_ROOT } from '../code-root.js';
 
 /**
  * Content-Signature off the event loop: RSA-SHA256 with a shop's key costs about 0.22 ms, two thirds
@@ -15,8 +16,8 @@ import { Piscina } from 'piscina';
  * the signature is made here on the loop instead: a notification is never held up or failed for it.
  */
 
-/** Resolved beside this module: src/notifications under tsx and vitest, dist/notifications when built. */
-const THREAD_FILE = new URL('./signing-thread.mjs', import.meta.url).href;
+/** src/notifications under tsx and vitest, dist/notifications when built (copied there as it is). */
+const THREAD_FILE = new URL('notifications/signing-thread.mjs', CODE_ROOT).href;
 
 /** Keys a thread keeps at most; the process keeps as many opened (attempt.ts). */
 const KEYS_KEPT = 1000;

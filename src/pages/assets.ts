@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
+import { CODE_ROOT } from '../code-root.js';
 
 /**
  * The pages' stylesheets and scripts, served from this origin (no third-party assets) under
@@ -8,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
  * year and still never run a stale script after an upgrade.
  */
 
-const DIR = new URL('./assets/', import.meta.url);
+const DIR = new URL('pages/assets/', CODE_ROOT);
 const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runKopek } from '../cli/run-cli.js';
 import { cleanUp, EMBEDDED_ONLY, embeddedEnv, lockOf, start } from './kopek-process.js';
@@ -71,9 +72,19 @@ describe('the DATA_DIR lock', { timeout: 120_000, ...EMBEDDED_ONLY }, () => {
     // have tried.
     const go = join(dir, 'go');
     const done = join(dir, 'done');
+    // The lock's module as plain JavaScript for the racers (dist/ holds it bundled into the program).
+    const lockModule = join(dir, 'data-dir-lock.mjs');
+    await build({
+      entryPoints: [join(import.meta.dirname, '../../src/db/data-dir-lock.ts')],
+      outfile: lockModule,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'warning',
+    });
     const script = `
       import { existsSync } from 'node:fs';
-      import { DataDirLock, tryLockDataDir } from './dist/db/data-dir-lock.js';
+      import { DataDirLock, tryLockDataDir } from ${JSON.stringify(lockModule)};
       const until = async (file) => { while (!existsSync(file)) await new Promise((r) => setTimeout(r, 1)); };
       console.log('ready');
       await until(${JSON.stringify(go)});

@@ -150,7 +150,13 @@ describe('the Dockerfile, its steps run outside Docker', () => {
     const app = inside(image, '.');
     expect(existsSync(join(app, 'dist', 'cli.js'))).toBe(true);
     expect(existsSync(join(app, 'dist', 'db', 'migrations'))).toBe(true);
-    for (const absent of ['src', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/vitest']) {
+    for (const absent of [
+      'src',
+      'node_modules/tsx',
+      'node_modules/typescript',
+      'node_modules/vitest',
+      'node_modules/esbuild',
+    ]) {
       expect(existsSync(join(app, absent)), absent).toBe(false);
     }
     expect(image.user?.uid).not.toBe(0);
