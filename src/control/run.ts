@@ -26,6 +26,8 @@ export interface OpenStore {
   log?: FastifyBaseLogger;
   /** Called when a command changed a shop's row, as a server holding the store does. */
   forgetShop?: (shopId: number) => void;
+  /** Makes shops' signing key pairs (tests hand out pairs made once for the run). */
+  signingKeys?: () => { publicKey: string; privateKey: string };
 }
 
 /**
@@ -123,6 +125,7 @@ async function runOn<N extends StoreCommandName>(
     config,
     log,
     ...(open.forgetShop ? { forgetShop: open.forgetShop } : {}),
+    ...(open.signingKeys ? { signingKeys: open.signingKeys } : {}),
     ...(progress ? { progress } : {}),
   };
   const command = storeCommands[name] as unknown as StoreCommand<StoreInput<N>, StoreResult<N>>;

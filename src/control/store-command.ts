@@ -17,6 +17,8 @@ export interface StoreDeps {
   forgetShop?: (shopId: number) => void;
   /** Told how a long command gets on (in the CLI's own process; a server logs it). */
   progress?: (text: string) => void;
+  /** Makes the RSA pairs of shops' notification signing keys; without it, a fresh pair each time. */
+  signingKeys?: () => { publicKey: string; privateKey: string };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type CliDeps, runCli } from '../../src/cli/run.js';
 import type { Harness } from '../harness.js';
+import { pooledSigningKeys } from '../signing-keys.js';
 
 /** What one `kopek …` printed, run in this process. */
 export interface CliRun {
@@ -49,6 +50,9 @@ export function harnessCli(h: Harness) {
     config: h.config,
     log: h.app.log,
     forgetShop: (shop) => h.app.shopAuthenticator.forget(shop),
+    // The run's pooled pairs, as the harness's app makes them (an RSA pair costs 50-500 ms to make):
+    // two in a row always differ, so a rotation still gets a new key.
+    signingKeys: pooledSigningKeys,
   };
   return (...args: string[]) => runKopek(deps, {}, ...args);
 }
