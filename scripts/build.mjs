@@ -16,14 +16,13 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
 
-export const EXTERNAL = [
+const EXTERNAL = [
   '@electric-sql/pglite',
   '@fastify/swagger',
   '@fastify/swagger-ui',
   '@fastify/static',
   'piscina',
   'pino',
-  'thread-stream',
   'ioredis',
   'nodemailer',
   'pg-native',

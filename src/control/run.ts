@@ -27,7 +27,7 @@ export interface OpenStore {
   /** Called when a command changed a shop's row, as a server holding the store does. */
   forgetShop?: (shopId: number) => void;
   /** Makes shops' signing key pairs (tests hand out pairs made once for the run). */
-  signingKeys?: () => { publicKey: string; privateKey: string };
+  signingKeys?: StoreDeps['signingKeys'];
 }
 
 /**

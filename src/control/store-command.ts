@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Services } from '../context.js';
 import type { MasterKeys } from '../crypto/keyring.js';
 import type { Db } from '../db/db.js';
 
@@ -18,7 +19,7 @@ export interface StoreDeps {
   /** Told how a long command gets on (in the CLI's own process; a server logs it). */
   progress?: (text: string) => void;
   /** Makes the RSA pairs of shops' notification signing keys; without it, a fresh pair each time. */
-  signingKeys?: () => { publicKey: string; privateKey: string };
+  signingKeys?: Services['signingKeys'];
 }
 
 /**

@@ -32,7 +32,7 @@ const BYTEA = 17;
  * JavaScript (a string per byte out, a parseInt per byte back): a 9 MiB payment-proof document
  * cost seconds of CPU each way. The text is the same: `\x` and two hex digits a byte.
  */
-export const byteaCodecs = {
+const byteaCodecs = {
   serializers: {
     [BYTEA]: (value: unknown): string => {
       if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
