@@ -7,11 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, KOPEK, start } from '../foundation/kopek-process.js';
-import { seedPgliteDir, sharedStoreUrl } from '../fresh-store.js';
+import { freshPostgres, seedPgliteDir } from '../fresh-store.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
- * its own port, and its own embedded store, or the tests' shared PostgreSQL store when DATABASE_URL is set.
+ * its own port and its own store (embedded, or a PostgreSQL database of its own when DATABASE_URL is
+ * set), as a gateway deployment has. Never the tests' shared store: its background loops (delivery,
+ * e-mail, expiry sweeps) would act on the other tests' rows, e.g. claim another test's notifications
+ * and fail them at once, its loopback receivers being outside its outbound rules.
  */
 
 const run = promisify(execFile);
@@ -32,8 +35,6 @@ export interface GatewayProcess {
   shopId: number;
   secret: string;
   token: string;
-  /** True when it shares the tests' PostgreSQL store. */
-  sharedStore: boolean;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -65,8 +66,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     // tests' clock, would look due to its real clock.
     BILLING: 'off',
   });
-  const pgUrl = sharedStoreUrl();
-  if (pgUrl) env.DATABASE_URL = pgUrl;
+  if (process.env.DATABASE_URL) {
+    // A database of the run's (dropped at its end), cloned from the migrated template.
+    const own = await freshPostgres({}, 1);
+    await own.close();
+    env.DATABASE_URL = own.url;
+  }
   // Its embedded store as a first start's migrations leave it (the run's migrated template): the
   // CLI's `shop create` then skips creating the cluster and migrating it, seconds of both cores.
   else await seedPgliteDir(join(dataDir, 'pglite'));
@@ -99,7 +104,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     await stop();
     throw new Error(`the second Kopek process did not start: ${(err as Error).message}\n${server.output()}`);
   }
-  return { url, shopId, secret, token, sharedStore: Boolean(pgUrl), output: server.output, stop };
+  return { url, shopId, secret, token, output: server.output, stop };
 }
 
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {

@@ -35,8 +35,8 @@ beforeAll(async () => {
     GATEWAY_TOKEN: gw.token,
     KOPEK_MASTER_KEY: h.masterKey.toString('hex'),
   });
-  // The API deployment knows the shop too: the same row when both use one PostgreSQL, else its own.
-  if (!gw.sharedStore) await createShop(h, { id: gw.shopId, secret: gw.secret, test: true, name: 'Remote' });
+  // The API deployment knows the shop too, in its own store.
+  await createShop(h, { id: gw.shopId, secret: gw.secret, test: true, name: 'Remote' });
   const row = await findShopRow(h.db, gw.shopId);
   if (!row) throw new Error('the shop of the gateway process is missing from the API store');
   ctx = { ...h.app.services, config: remote, shop: toShop(row) };
