@@ -412,24 +412,57 @@ async function main(): Promise<void> {
     log(`traffic over: ${requests.sent} requests, ${kills} kills`);
 
     // Settling: past every lease (five minutes on the shop's clock), then the notifications through.
+    const advancing = Date.now();
     for (const shop of shops) {
       for (const by of ['PT10M', 'PT10M', 'PT1H'])
         await call(balancer.url, shop, 'POST', '/test_clock/advance', { by });
     }
+    log(`clocks past every lease in ${((Date.now() - advancing) / 1000).toFixed(1)} s`);
     const db = new pg.Pool({ connectionString: url, max: 2 });
     try {
-      const pendingDeliveries = async () => {
-        const [row] = (
-          await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending'`)
+      // Per shop: notifications pending, and how long (on the shop's clock) until the first of them a
+      // deliverer could take is due: not held by one, and first in its resource's order (a later one
+      // waits for it, due or not); 0 or less when one is due now, null when none can be taken.
+      const pendingByShop = async () =>
+        (
+          await db.query<{ shop_id: number; pending: number; wait_s: number | null }>(
+            `SELECT d.shop_id, count(*)::int AS pending,
+               min(extract(epoch FROM d.next_attempt_at - (now() + sh.clock_offset_ms * interval '1 millisecond')))
+                 FILTER (WHERE (d.leased_until IS NULL OR d.leased_until <= now())
+                   AND NOT EXISTS (SELECT 1 FROM deliveries p WHERE p.status = 'pending'
+                     AND p.resource_id = d.resource_id AND p.event_id < d.event_id AND p.shop_id = d.shop_id)
+                 )::float8 AS wait_s
+             FROM deliveries d JOIN shops sh ON sh.id = d.shop_id
+             WHERE d.status = 'pending' GROUP BY d.shop_id`,
+          )
         ).rows;
-        return row?.n ?? 0;
-      };
-      const settleUntil = Date.now() + 120_000;
-      while ((await pendingDeliveries()) > 0 && Date.now() < settleUntil) {
-        // A failed notification's next attempt is due on its shop's clock: move the clocks on.
-        for (const shop of shops)
-          await call(balancer.url, shop, 'POST', '/test_clock/advance', { by: 'PT1H' });
-        await sleep(1000);
+      const settleFrom = Date.now();
+      const settleUntil = settleFrom + 120_000;
+      let lastLog = 0;
+      for (;;) {
+        const shopsPending = await pendingByShop();
+        const pending = shopsPending.reduce((n, r) => n + r.pending, 0);
+        if (pending === 0 || Date.now() >= settleUntil) {
+          log(
+            `settled: ${pending} notifications pending after ${((Date.now() - settleFrom) / 1000).toFixed(1)} s`,
+          );
+          break;
+        }
+        if (Date.now() - lastLog >= 5000) {
+          log(`settling: ${pending} notifications pending`);
+          lastLog = Date.now();
+        }
+        // A failed notification's next attempt is due on its shop's clock. A shop whose pending
+        // notifications all wait for a later attempt has its clock moved to the first of them, and
+        // no further: a longer move would make renewals fall due, and with them new notifications.
+        for (const r of shopsPending) {
+          const shop = shops.find((s) => s.id === r.shop_id);
+          if (shop && r.wait_s !== null && r.wait_s > 0)
+            await call(balancer.url, shop, 'POST', '/test_clock/advance', {
+              by: `PT${Math.ceil(r.wait_s) + 1}S`,
+            });
+        }
+        await sleep(200);
       }
       stopping = true;
 
