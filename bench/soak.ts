@@ -422,7 +422,8 @@ async function main(): Promise<void> {
     try {
       // Per shop: notifications pending, and how long (on the shop's clock) until the first of them a
       // deliverer could take is due: not held by one, and first in its resource's order (a later one
-      // waits for it, due or not); 0 or less when one is due now, null when none can be taken.
+      // waits for it, due or not: the claim's own rule, src/notifications/queue.ts); 0 or less when one
+      // is due now, null when none can be taken.
       const pendingByShop = async () =>
         (
           await db.query<{ shop_id: number; pending: number; wait_s: number | null }>(

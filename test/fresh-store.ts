@@ -96,13 +96,10 @@ export async function seedPgliteDir(dir: string): Promise<void> {
 }
 
 /**
- * A PostgreSQL database of its own (DATABASE_URL must be set): a copy of the run's migrated template,
- * or an empty one. The end of the run drops it.
+ * The URL of a PostgreSQL database of its own (DATABASE_URL must be set): a copy of the run's migrated
+ * template, or an empty one. The end of the run drops it.
  */
-export async function freshPostgres(
-  { migrated = true }: FreshOptions = {},
-  poolSize = 6,
-): Promise<FreshStore> {
+export async function freshPostgresUrl({ migrated = true }: FreshOptions = {}): Promise<string> {
   const base = process.env.DATABASE_URL;
   const pgTemplates = inject('storeTemplates').pg;
   if (!base || !pgTemplates) throw new Error('a PostgreSQL store needs DATABASE_URL');
@@ -113,7 +110,12 @@ export async function freshPostgres(
   } finally {
     await admin.end();
   }
-  const url = databaseUrl(base, name);
+  return databaseUrl(base, name);
+}
+
+/** A PostgreSQL database of its own (freshPostgresUrl), with a pool on it. */
+export async function freshPostgres(options: FreshOptions = {}, poolSize = 6): Promise<FreshStore> {
+  const url = await freshPostgresUrl(options);
   const db = createPostgresDb(url, poolSize);
   return { db, url, close: () => db.close() };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, KOPEK, start } from '../foundation/kopek-process.js';
-import { freshPostgres, seedPgliteDir } from '../fresh-store.js';
+import { freshPostgresUrl, seedPgliteDir } from '../fresh-store.js';
 
 /**
  * A second Kopek process (`kopek serve`) as a separate gateway deployment for the HTTP client's tests:
@@ -62,16 +62,11 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     KOPEK_MASTER_KEY: options.masterKey,
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
-    // The gateway deployment bills nothing: on a shared store the API's subscriptions, made on the
-    // tests' clock, would look due to its real clock.
+    // The gateway deployment bills nothing: subscriptions are the API deployment's.
     BILLING: 'off',
   });
-  if (process.env.DATABASE_URL) {
-    // A database of the run's (dropped at its end), cloned from the migrated template.
-    const own = await freshPostgres({}, 1);
-    await own.close();
-    env.DATABASE_URL = own.url;
-  }
+  // A database of the run's (dropped at its end), cloned from the migrated template.
+  if (process.env.DATABASE_URL) env.DATABASE_URL = await freshPostgresUrl();
   // Its embedded store as a first start's migrations leave it (the run's migrated template): the
   // CLI's `shop create` then skips creating the cluster and migrating it, seconds of both cores.
   else await seedPgliteDir(join(dataDir, 'pglite'));
