@@ -75,6 +75,8 @@ async function start(): Promise<Harness> {
   const net = fakeNet();
   const { services } = await buildServices(config, {
     db,
+    // The shared PostgreSQL store holds every worker's values, each under the worker's own key.
+    keyCheck: sharedStoreUrl() === undefined,
     clock,
     masterKey,
     outbound: net,

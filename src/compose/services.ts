@@ -8,9 +8,10 @@ import { pino } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
-import type { MasterKeys } from '../crypto/keyring.js';
+import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import { openKeyring } from '../crypto/lookup-keys.js';
 import { resolveKeyring } from '../crypto/master-key.js';
+import { checkKeysOpenStore } from '../crypto/rotate.js';
 import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
 import { prepareSchema } from '../db/migrate.js';
@@ -35,6 +36,12 @@ export interface ServiceOverrides {
   migrate?: boolean;
   /** Loads the lookup keys from the store (crypto/lookup-keys.ts). Default true; `kopek migrate` skips it. */
   lookupKeys?: boolean;
+  /**
+   * Refuses master keys that open none of the values sealed in the store (default true, with the
+   * lookup keys). Only a store holding values under several unrelated keys on purpose turns it off:
+   * the test harness's shared PostgreSQL store, where each test worker seals under a key of its own.
+   */
+  keyCheck?: boolean;
   clock?: Clock;
   /** Where the limits count; without it, the configured place (compose/limits.ts), closed by close(). */
   limits?: LimitStore;
@@ -101,7 +108,14 @@ export async function buildServices(
   try {
     const { applied, newer } =
       (overrides.migrate ?? opened !== undefined) ? await prepareSchema(db) : { applied: [], newer: [] };
-    const masterKey = overrides.lookupKeys === false ? keys : await openKeyring(db, keys);
+    let masterKey = keys;
+    if (overrides.lookupKeys !== false) {
+      const ring = keyringOf(keys);
+      // A mistyped KOPEK_MASTER_KEY stops the start here: otherwise this process would seal new cards
+      // and secrets under a key no other instance holds, and derive card stamps that match no others.
+      if (overrides.keyCheck !== false) await checkKeysOpenStore(db, ring);
+      masterKey = await openKeyring(db, ring);
+    }
     const services: Services = {
       db,
       clock: overrides.clock ?? systemClock,

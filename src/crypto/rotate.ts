@@ -1,5 +1,5 @@
 import type { Db, Statement } from '../db/db.js';
-import { type Keyring, MasterKeyError } from './keyring.js';
+import { Keyring, MasterKeyError } from './keyring.js';
 import { columnName, SEALED_COLUMNS, type SealedColumn } from './sealed-columns.js';
 
 /**
@@ -67,6 +67,8 @@ export async function countLeft(db: Db, ring: Keyring, c: SealedColumn): Promise
  */
 export async function checkKeysOpenStore(db: Db, ring: Keyring, columns = SEALED_COLUMNS): Promise<void> {
   let seen = 0;
+  // The keys the values seen are sealed under, by id, for the operator to tell which key is needed.
+  const needed = new Set<string>();
   for (const c of columns) {
     const extra = (c.with ?? []).map((w) => `, ${ident(w)}`).join('');
     const rows = await db.query<Record<string, unknown>>(
@@ -75,6 +77,8 @@ export async function checkKeysOpenStore(db: Db, ring: Keyring, columns = SEALED
     );
     for (const row of rows) {
       seen += 1;
+      const id = Keyring.keyIdOf(row[c.column] as string);
+      if (id !== undefined) needed.add(id);
       try {
         ring.open(c.purpose, row[c.column] as string, c.aad?.(row) ?? '');
         return;
@@ -83,10 +87,12 @@ export async function checkKeysOpenStore(db: Db, ring: Keyring, columns = SEALED
       }
     }
   }
-  if (seen > 0)
+  if (seen > 0) {
+    const under = needed.size > 0 ? ` (sealed under master key ${[...needed].join(', ')})` : '';
     throw new MasterKeyError(
-      `the master keys given (${[ring.currentId, ...ring.previousIds].join(', ')}) open none of the values sealed in this store: is KOPEK_MASTER_KEY (and KOPEK_MASTER_KEY_PREVIOUS) right? Nothing was changed.`,
+      `the master keys given (${[ring.currentId, ...ring.previousIds].join(', ')}) open none of the values sealed in this store${under}: is KOPEK_MASTER_KEY (and KOPEK_MASTER_KEY_PREVIOUS) right? Nothing was changed.`,
     );
+  }
 }
 
 export async function rotateSealed(
