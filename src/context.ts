@@ -40,6 +40,13 @@ export interface Shop {
   createdAt: Date;
 }
 
+/** A shop whose credentials a request carries, and which credential it was. */
+export interface Authenticated {
+  shop: Shop;
+  /** The shop's gateway credential, derived from GATEWAY_TOKEN (another Kopek deployment), not its key. */
+  service: boolean;
+}
+
 /** What every verb may use, whoever calls it: HTTP routes, pages, the scheduler or tests. */
 export interface Services {
   db: Db;

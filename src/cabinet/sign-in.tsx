@@ -116,7 +116,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
       return show(request, reply, 429, { shopId, next, error: fill(t.tooMany, { minutes }) });
     }
 
-    const found = await app.shopAuthenticator.authenticate(shopId, secret);
+    const found = (await app.shopAuthenticator.authenticate(shopId, secret))?.shop;
     if (!found) {
       await attempt.failed();
       request.log.info({ shopId: normal }, 'cabinet sign-in refused');

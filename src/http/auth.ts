@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Shop } from '../context.js';
+import type { Authenticated, Shop } from '../context.js';
 import { ApiError } from '../core/errors.js';
 
 declare module 'fastify' {
@@ -11,12 +11,21 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     shop: Shop | undefined;
+    /**
+     * Made with the credential derived from GATEWAY_TOKEN: another Kopek deployment calling for the
+     * shop (the API deployment, for a request it has counted already).
+     */
+    serviceCall: boolean;
   }
 }
 
 /** Who a request's credentials belong to (the shops feature's ShopAuthenticator). */
 export interface Authenticator {
-  authenticate(user: string, password: string, serviceCredential?: boolean): Promise<Shop | undefined>;
+  authenticate(
+    user: string,
+    password: string,
+    serviceCredential?: boolean,
+  ): Promise<Authenticated | undefined>;
 }
 
 /** The app's authenticator, which caches shops: a change to a shop's row makes it forget that shop. */
@@ -37,6 +46,7 @@ function parseBasic(header: string | undefined): { user: string; password: strin
 /** HTTP Basic `shop_id:secret_key` on every route not marked public; 401 with WWW-Authenticate otherwise. */
 export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('shop', undefined);
+  app.decorateRequest('serviceCall', false);
   app.addHook('onRequest', async (request) => {
     if (request.is404 || request.routeOptions.config?.public) return;
     const creds = parseBasic(request.headers.authorization);
@@ -45,13 +55,14 @@ export function registerAuth(app: FastifyInstance, authenticator: Authenticator)
         'unauthorized',
         'Authentication required: use HTTP Basic with shop id and secret key',
       );
-    const shop = await authenticator.authenticate(
+    const found = await authenticator.authenticate(
       creds.user,
       creds.password,
       request.routeOptions.config?.serviceCredential === true,
     );
-    if (!shop) throw ApiError.base('unauthorized', 'Invalid shop id or secret key');
-    request.shop = shop;
+    if (!found) throw ApiError.base('unauthorized', 'Invalid shop id or secret key');
+    request.shop = found.shop;
+    request.serviceCall = found.service;
   });
 }
 

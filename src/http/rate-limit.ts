@@ -14,7 +14,9 @@ export const apiBudgetKey = (shopId: number) => `api:shop:${shopId}`;
  * credentials authenticate spends one of its budget, shared by every instance on the limit store.
  * Past it: 429 in the contract's error shape, with `Retry-After` in whole seconds until the window
  * ends. Requests without a shop (public routes, the cabinet's pages, those refused with 401) are not
- * counted here. Registered after authentication, so it runs once the shop is known.
+ * counted here, nor the calls of another Kopek deployment with the shop's gateway credential (an API
+ * deployment calling a separate gateway deployment): the request they serve was counted there.
+ * Registered after authentication, so it runs once the shop is known.
  *
  * Should the store fail (Redis or PostgreSQL unreachable), the request goes on and the failure is
  * logged: a limit that cannot be counted does not stop payments. For UNCOUNTED_MS after a failure
@@ -24,7 +26,8 @@ export function registerRateLimit(app: FastifyInstance, budget: Budget, clock: C
   let uncountedUntil = 0;
   app.addHook('onRequest', async (request, reply) => {
     const shop = request.shop;
-    if (!shop) return;
+    // Another Kopek deployment's call for a request it counted already (GATEWAY_TOKEN's credential).
+    if (!shop || request.serviceCall) return;
     if (uncountedUntil > 0 && clock.now().getTime() < uncountedUntil) return;
     let verdict: Awaited<ReturnType<Budget['take']>>;
     try {

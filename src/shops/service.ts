@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import type { Authenticated } from '../context.js';
 import { keyringOf, type MasterKeys } from '../crypto/keyring.js';
 import { gatewayServiceSecret } from '../crypto/service-credential.js';
 import type { Db, Queryable } from '../db/db.js';
@@ -203,7 +204,11 @@ export class ShopAuthenticator {
     private readonly gatewayToken?: string,
   ) {}
 
-  async authenticate(shopId: string, secret: string, allowService = false): Promise<Shop | undefined> {
+  async authenticate(
+    shopId: string,
+    secret: string,
+    allowService = false,
+  ): Promise<Authenticated | undefined> {
     if (!/^\d{1,10}$/.test(shopId)) return undefined;
     const id = Number(shopId);
     if (id > MAX_SHOP_ID) return undefined;
@@ -223,14 +228,15 @@ export class ShopAuthenticator {
     }
     // One-shot hashing: this runs on every authenticated request.
     const given = hash('sha256', secret, 'buffer');
-    let ok = timingSafeEqual(given, entry.secretHash);
-    if (!ok && allowService && this.gatewayToken) {
-      const service = createHash('sha256').update(gatewayServiceSecret(this.gatewayToken, id)).digest();
-      ok = timingSafeEqual(given, service);
+    const own = timingSafeEqual(given, entry.secretHash);
+    let service = false;
+    if (!own && allowService && this.gatewayToken) {
+      const derived = createHash('sha256').update(gatewayServiceSecret(this.gatewayToken, id)).digest();
+      service = timingSafeEqual(given, derived);
     }
-    if (!ok) return undefined;
+    if (!own && !service) return undefined;
     if (entry.shop.test && !fresh) await this.#currentClock(id, entry);
-    return entry.shop;
+    return { shop: entry.shop, service };
   }
 
   /**

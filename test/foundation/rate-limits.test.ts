@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
@@ -9,6 +9,7 @@ import { type App, buildApp } from '../../src/compose/app.js';
 import { openLimitStore } from '../../src/compose/limits.js';
 import { buildServices } from '../../src/compose/services.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { gatewayServiceSecret } from '../../src/crypto/service-credential.js';
 import type { Db } from '../../src/db/db.js';
 import { createPostgresDb } from '../../src/db/postgres.js';
 import { UNCOUNTED_MS } from '../../src/http/rate-limit.js';
@@ -42,6 +43,7 @@ async function instance(
   limit = 5,
   windowSec = 60,
   log = silent,
+  env: Record<string, string> = {},
 ): Promise<App> {
   const config = loadConfig({
     PUBLIC_URL: h.config.publicUrl,
@@ -49,6 +51,7 @@ async function instance(
     LOG_LEVEL: 'silent',
     API_RATE_LIMIT: String(limit),
     API_RATE_WINDOW: String(windowSec),
+    ...env,
   });
   const app = await buildApp({ config, db, clock, masterKey: h.masterKey, log, limits });
   await app.ready();
@@ -299,6 +302,41 @@ describe('the API rate limit across instances', () => {
     } finally {
       await app.close();
       await unreachable.close();
+    }
+  });
+});
+
+describe('the API rate limit of a separate gateway deployment', () => {
+  it("does not count the API deployment's calls, made with the shop's gateway credential", async () => {
+    const token = randomBytes(32).toString('hex');
+    const clock = new ManualClock('2026-06-01T12:00:00Z');
+    const limits = memoryLimitStore();
+    const gateway = await instance(limits, clock, h.db, 3, 60, silent, { GATEWAY_TOKEN: token });
+    try {
+      const shop = await newShop(h);
+      const lookUp = (secret: string) =>
+        gateway.inject({
+          method: 'GET',
+          url: `/v2/transactions/tracking_id/none-${randomUUID()}`,
+          headers: { authorization: `Basic ${Buffer.from(`${shop.shop.id}:${secret}`).toString('base64')}` },
+        });
+      const statuses = async (secret: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push((await lookUp(secret)).statusCode);
+        return out;
+      };
+      // The API deployment counted each of these requests where the shop made it.
+      const service = gatewayServiceSecret(token, shop.shop.id);
+      expect(await statuses(service, 6)).toEqual([200, 200, 200, 200, 200, 200]);
+      // The shop's own key, on the gateway's routes directly, spends the shop's whole budget.
+      expect(await statuses(shop.secret, 4)).toEqual([200, 200, 200, 429]);
+      // The service credential names a deployment, not a way around a wrong key.
+      expect(await statuses(gatewayServiceSecret(randomBytes(32).toString('hex'), shop.shop.id), 1)).toEqual([
+        401,
+      ]);
+    } finally {
+      await gateway.close();
+      await limits.close();
     }
   });
 });
