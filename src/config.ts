@@ -20,6 +20,12 @@ export interface Config {
    */
   gatewayToken: string | undefined;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_DIRECT_URL: PostgreSQL itself, past a pooler in transaction mode, for the one session
+   * on which an instance holds its key locks (session advisory locks, which such a pooler would hand
+   * to other clients). Unset: DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
   /** PostgreSQL connections each instance keeps at most (DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   /** Whether statements run prepared (DATABASE_PREPARE); off for poolers that cannot keep them. */
@@ -138,6 +144,13 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = value('DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const databaseDirectUrl = value('DATABASE_DIRECT_URL');
+  if (databaseDirectUrl !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(databaseDirectUrl))
+      problems.push('DATABASE_DIRECT_URL must start with postgres:// or postgresql://');
+    else if (databaseUrl === undefined)
+      problems.push('DATABASE_DIRECT_URL needs DATABASE_URL: it is the same database, reached past a pooler');
   }
 
   const dataDirRaw = value('DATA_DIR') ?? './data';
@@ -266,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayRemote,
     gatewayToken,
     databaseUrl,
+    databaseDirectUrl,
     databasePoolSize,
     databasePrepare,
     dataDir,

@@ -58,6 +58,12 @@ export async function startRuntime(
       'generated a master key for the embedded store; back this file up',
     );
   if (built.applied.length > 0) log.info({ migrations: built.applied }, 'applied migrations');
+  // Statements unprepared is the setting for a pooler in transaction mode, which would hand the key
+  // locks' session to other clients: they need PostgreSQL itself.
+  if (config.databaseUrl && !config.databasePrepare && !config.databaseDirectUrl)
+    log.warn(
+      'DATABASE_PREPARE is false, as for a pooler in transaction mode: set DATABASE_DIRECT_URL to PostgreSQL itself, or requests with the same Idempotency-Key are not kept apart across instances (see docs/operations.md)',
+    );
   // An older instance during a rolling upgrade (or after a roll-back): it runs, and says so.
   if (built.newer.length > 0)
     log.warn(

@@ -11,12 +11,13 @@ import { createPostgresDb } from '../db/postgres.js';
  */
 export async function openDb(
   config: Pick<Config, 'databaseUrl' | 'dataDir'> &
-    Partial<Pick<Config, 'databasePoolSize' | 'databasePrepare'>>,
+    Partial<Pick<Config, 'databasePoolSize' | 'databasePrepare' | 'databaseDirectUrl'>>,
   heldLock?: DataDirLock,
 ): Promise<Db> {
   if (config.databaseUrl)
     return createPostgresDb(config.databaseUrl, config.databasePoolSize, {
       prepare: config.databasePrepare ?? true,
+      ...(config.databaseDirectUrl ? { lockUrl: config.databaseDirectUrl } : {}),
     });
   const lock = heldLock ?? (await lockDataDir(config.dataDir, { command: commandLine() }));
   let db: Db;

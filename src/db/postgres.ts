@@ -103,10 +103,10 @@ export class PreparedNames {
  * running here stay apart (the set), but another process could take their keys until they end. The
  * next lock opens a new connection.
  *
- * Not with PgBouncer (or another pooler) in transaction mode, the setting DATABASE_PREPARE=false is
- * for: each statement may run on another server session, so a session lock is taken on a session
- * other requests then share and is released on yet another one. There the phased mode needs a
- * `locked_until` lease in the key's row instead (docs/redesign-plan.md D.2), which is not built yet.
+ * Not through PgBouncer (or another pooler) in transaction mode, the setting DATABASE_PREPARE=false
+ * is for: each statement may run on another server session, so a session lock would be taken on a
+ * session other clients then share (and may take again: they stack) and released on yet another.
+ * There this session goes straight to PostgreSQL, past the pooler: DATABASE_DIRECT_URL (lockUrl).
  */
 function sessionKeyLocks(connectionString: string) {
   const local = new KeyLocks();
@@ -195,7 +195,11 @@ export class CoalescingSocket extends Socket {
 export function createPostgresDb(
   connectionString: string,
   poolSize = 10,
-  options: { prepare?: boolean } = {},
+  options: {
+    prepare?: boolean;
+    /** Where the key locks' session connects (DATABASE_DIRECT_URL); without it, connectionString. */
+    lockUrl?: string;
+  } = {},
 ): Db {
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     // Amounts are bigint in minor units and always within 2^53, so numbers are exact.
@@ -215,7 +219,7 @@ export function createPostgresDb(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const prepared = new PreparedNames(options.prepare === false ? 0 : MAX_PREPARED);
-  const keyLocks = sessionKeyLocks(connectionString);
+  const keyLocks = sessionKeyLocks(options.lockUrl ?? connectionString);
   const nameOf = (s: Statement) => (s.params && s.params.length > 0 ? prepared.nameOf(s.sql) : undefined);
   const run = async (client: pg.Pool | pg.PoolClient, s: Statement) => {
     const name = nameOf(s);

@@ -1,11 +1,16 @@
+import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRuntime } from '../../src/compose/runtime.js';
+import { openDb } from '../../src/compose/store.js';
+import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/db.js';
 import { pgErrorCode } from '../../src/db/db.js';
 import { holdTransaction } from '../../src/db/held.js';
 import { PGLITE_SHARED_BUFFERS } from '../../src/db/pglite.js';
 import { createPostgresDb, retryTransient, TRANSIENT_ATTEMPTS } from '../../src/db/postgres.js';
-import { sharedStoreUrl } from '../fresh-store.js';
+import { freshPostgresUrl, sharedStoreUrl } from '../fresh-store.js';
 import { openTestDb } from '../harness.js';
 
 // Batches and prepared statements on the store the suite runs against (PGlite or PostgreSQL).
@@ -322,6 +327,65 @@ describe.runIf(process.env.DATABASE_URL)('Db.lockKey on PostgreSQL', () => {
     }
     expect(mine).toBeTypeOf('function');
     await mine?.();
+  });
+
+  it('holds its locks on DATABASE_DIRECT_URL, past a pooler, when one is given', async () => {
+    const name = `kopek-locks-${process.pid}`;
+    const direct = new URL(sharedStoreUrl() as string);
+    direct.searchParams.set('application_name', name);
+    const config = loadConfig({
+      PUBLIC_URL: 'http://kopek.test',
+      DATABASE_URL: sharedStoreUrl(),
+      DATABASE_DIRECT_URL: direct.toString(),
+      KOPEK_MASTER_KEY: '11'.repeat(32),
+    });
+    const store = await openDb(config);
+    const holders = async () =>
+      (
+        await db.query<{ app: string }>(
+          `SELECT a.application_name AS app FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+           WHERE l.locktype = 'advisory' AND l.classid = $1 AND l.objid = hashtext($2)::oid AND l.granted`,
+          [SPACE, k('direct')],
+        )
+      ).map((r) => r.app);
+    try {
+      const release = await store.lockKey(SPACE, k('direct'));
+      expect(release).toBeTypeOf('function');
+      // The one session holding the key is the one opened on the direct address.
+      expect(await holders()).toEqual([name]);
+      await release?.();
+      expect(await holders()).toEqual([]);
+      // Statements still go through DATABASE_URL's pool: none of them runs on the lock's session.
+      const [row] = await store.query<{ app: string }>('SELECT current_setting($1) AS app', [
+        'application_name',
+      ]);
+      expect(row?.app).not.toBe(name);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('warns at start when statements are unprepared and no direct address is given', async () => {
+    const url = await freshPostgresUrl();
+    const lines: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const warned = async (env: Record<string, string>) => {
+      lines.length = 0;
+      const config = loadConfig({
+        PUBLIC_URL: 'http://kopek.test',
+        DATABASE_URL: url,
+        KOPEK_MASTER_KEY: '22'.repeat(32),
+        LOG_LEVEL: 'warn',
+        ...env,
+      });
+      const runtime = await startRuntime(config, log as unknown as FastifyBaseLogger);
+      await runtime.app.close();
+      await runtime.db.close();
+      return lines.some((l) => l.includes('set DATABASE_DIRECT_URL to PostgreSQL itself'));
+    };
+    expect(await warned({ DATABASE_PREPARE: 'false' })).toBe(true);
+    expect(await warned({ DATABASE_PREPARE: 'false', DATABASE_DIRECT_URL: url })).toBe(false);
+    expect(await warned({})).toBe(false);
   });
 
   it('takes the lock again after its session was lost', async () => {

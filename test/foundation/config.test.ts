@@ -129,6 +129,7 @@ describe('loadConfig', () => {
       PROOF_MAX_BYTES: '4096',
       DATABASE_POOL_SIZE: '4',
       DATABASE_PREPARE: 'FALSE',
+      DATABASE_DIRECT_URL: 'postgres://kopek@db-primary:5432/kopek',
     });
     expect(c).toMatchObject({
       host: '127.0.0.1',
@@ -145,8 +146,20 @@ describe('loadConfig', () => {
       proofMaxBytes: 4096,
       databasePoolSize: 4,
       databasePrepare: false,
+      databaseDirectUrl: 'postgres://kopek@db-primary:5432/kopek',
     });
     expect(c.masterKey?.toString('hex')).toBe(KEY);
+  });
+
+  it('takes DATABASE_DIRECT_URL only as a PostgreSQL URL beside DATABASE_URL', () => {
+    const base = { PUBLIC_URL: 'http://a.example', KOPEK_MASTER_KEY: KEY };
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://db/kopek' }).databaseDirectUrl).toBeUndefined();
+    expect(() =>
+      loadConfig({ ...base, DATABASE_URL: 'postgres://db/kopek', DATABASE_DIRECT_URL: 'mysql://db/kopek' }),
+    ).toThrow(/DATABASE_DIRECT_URL must start with postgres:\/\/ or postgresql:\/\//);
+    expect(() => loadConfig({ ...base, DATABASE_DIRECT_URL: 'postgres://db/kopek' })).toThrow(
+      /DATABASE_DIRECT_URL needs DATABASE_URL/,
+    );
   });
 
   it('derives checkout and gateway addresses from PUBLIC_URL and keeps the gateway in-process then', () => {
