@@ -12,6 +12,7 @@ import type { Services } from '../context.js';
 import { type Ctx, shopCtx } from '../context.js';
 import type { Db, Statement, Tx } from '../db/db.js';
 import { dbWithin } from '../db/held.js';
+import { mergeRows } from '../db/rows.js';
 import type { PlannedPayment } from '../gateway/index.js';
 import { toPlan } from '../plans/index.js';
 import { shopsByIds } from '../shops/index.js';
@@ -65,7 +66,8 @@ export function claimBatch(
 
     const items: Applied[] = [];
     const claims: ChargeClaim[] = [];
-    const payments: Statement[] = [];
+    // Each payment's rows, written as one statement per table for the whole batch (mergeRows).
+    const payments: Statement[][] = [];
     const pending: (Omit<Work, 'sub'> | undefined)[] = [];
     const charged: {
       index: number;
@@ -127,7 +129,7 @@ export function claimBatch(
             rules,
           );
           claims.push({ ...claim, status: answered.chargeStatus ?? 'pending', uid: answer.uid });
-          payments.push(direct.planned.statement);
+          payments.push(direct.planned.statements);
           const t = {
             change: { ...claimed.change, ...answered.change },
             chargeStatus: null,
@@ -154,7 +156,7 @@ export function claimBatch(
     const customers = await customersOf(tx, items);
     const { statements, rows } = transitionsStatements(items, customers);
     if (claims.length > 0) statements.unshift(chargeClaimsInsert(claims, now));
-    await tx.batch([...payments, ...statements]);
+    await tx.batch([...mergeRows(payments), ...statements]);
     return {
       work: rows.flatMap((sub, i) => {
         const w = pending[i];

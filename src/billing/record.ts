@@ -1,5 +1,7 @@
 import { lockPendingAttempts, outcomeOf, plannedEventOf } from '../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../context.js';
+import type { Statement } from '../db/db.js';
+import { mergeRows } from '../db/rows.js';
 import type { PlannedPayment } from '../gateway/index.js';
 import {
   type Applied,
@@ -40,7 +42,8 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
     const open = await lockPendingAttempts(tx, ids);
     const byId = new Map(subs.map((s) => [s.id, s]));
     const stillOpen = new Set(open.map((c) => `${c.subscription_id}:${c.period}:${c.attempt}`));
-    const payments = [];
+    // Each payment's rows, written as one statement per table for the whole batch (mergeRows).
+    const payments: Statement[][] = [];
     const items: Applied[] = [];
     written.length = 0;
     for (const { w, ctx, planned } of batch) {
@@ -56,7 +59,7 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
         happened = { kind: 'charge_abandoned', period: w.period };
         outcomes.push('canceled');
       } else {
-        payments.push(planned.statement);
+        payments.push(planned.statements);
         written.push(planned);
         happened = plannedEventOf(planned, w.period, new Date(at.getTime() + LEASE_MS));
         outcomes.push(planned.timedOut ? 'unknown' : outcomeOf(planned.answer));
@@ -72,7 +75,7 @@ export async function recordPlanned(services: Services, batch: readonly Planned[
     }
     const customers = await customersOf(tx, items);
     const { statements } = transitionsStatements(items, customers);
-    await tx.batch([...payments, ...statements]);
+    await tx.batch([...mergeRows(payments), ...statements]);
   });
   for (const p of written) p.recorded();
   return outcomes;

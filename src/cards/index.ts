@@ -6,6 +6,7 @@
  */
 export {
   type CardRow,
+  cardInsert,
   cardInsertCte,
   findCardRowsByTokens,
   type NewCardRow,

@@ -1,4 +1,5 @@
-import { type Queryable, sqlText } from '../db/db.js';
+import { type Queryable, type RowsShape, type Statement, sqlText } from '../db/db.js';
+import { shaped } from '../db/rows.js';
 
 export interface CardRow {
   token: string;
@@ -32,21 +33,21 @@ const CARD_COLUMNS = [
   'exp_year',
 ] as const;
 
-/**
- * The INSERT of a card as the CTE `stored_card` of a larger statement, parameters numbered from
- * `$first`: a charge with a new card stores it in the same statement that records the charge.
- */
-export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: string; values: unknown[] } {
-  const sql = sqlText(`card-cte ${first}`, () => {
-    const placeholders = CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ');
+/** A new card's row: its columns, then the instant (created_at and updated_at). */
+const CARD_ROWS: RowsShape = {
+  key: 'cards',
+  arity: CARD_COLUMNS.length + 1,
+  tuple(first) {
     const at = `$${first + CARD_COLUMNS.length}`;
-    return `stored_card AS (
-       INSERT INTO cards (${CARD_COLUMNS.join(', ')}, created_at, updated_at)
-       VALUES (${placeholders}, ${at}, ${at})
-     )`;
-  });
-  // In CARD_COLUMNS order, then the instant.
-  const values: unknown[] = [
+    return `(${CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${at}, ${at})`;
+  },
+  around: (tuples) =>
+    `INSERT INTO cards (${CARD_COLUMNS.join(', ')}, created_at, updated_at) VALUES ${tuples}`,
+};
+
+/** In CARD_COLUMNS order, then the instant. */
+function cardValues(c: NewCardRow, now: Date): unknown[] {
+  return [
     c.token,
     c.shop_id,
     c.number_enc,
@@ -60,7 +61,23 @@ export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: s
     c.exp_year,
     now,
   ];
-  return { sql, values };
+}
+
+/** The INSERT of a new card, as rows that a group of writes may share (db/rows.ts). */
+export function cardInsert(c: NewCardRow, now: Date): Statement {
+  return shaped(CARD_ROWS, cardValues(c, now));
+}
+
+/**
+ * The INSERT of a card as the CTE `stored_card` of a larger statement, parameters numbered from
+ * `$first`: a charge with a new card stores it in the same statement that records the charge.
+ */
+export function cardInsertCte(c: NewCardRow, now: Date, first: number): { sql: string; values: unknown[] } {
+  const sql = sqlText(
+    `card-cte ${first}`,
+    () => `stored_card AS (${CARD_ROWS.around(CARD_ROWS.tuple(first, 0))})`,
+  );
+  return { sql, values: cardValues(c, now) };
 }
 
 /** The row as the store keeps it once inserted. */

@@ -85,7 +85,7 @@ export function recordPlannedAttempt<S>(
       );
       return 'abandoned';
     }
-    await tx.query(planned.statement);
+    await tx.batch(planned.statements);
     const event = plannedEventOf(planned, attempt.period, recheckAt);
     await subject.apply(tx, locked, event, { ...attempt, uid: planned.answer.uid });
     return 'recorded';

@@ -1,4 +1,5 @@
-import type { Queryable, Statement, Tx } from '../db/db.js';
+import type { Queryable, RowsShape, Statement, Tx } from '../db/db.js';
+import { shaped } from '../db/rows.js';
 
 /**
  * The record of each billing period's charge of a subscription (table subscription_charges): its
@@ -63,12 +64,28 @@ export function answeredChargeInsert(
   transactionUid: string,
   now: Date,
 ): Statement {
-  return {
-    sql: `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at, shop_id)
-     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7, $8)`,
-    params: [c.subscriptionId, c.period, c.amount, c.currency, status, transactionUid, now, c.shopId],
-  };
+  return shaped(ANSWERED_CHARGE_ROWS, [
+    c.subscriptionId,
+    c.period,
+    c.amount,
+    c.currency,
+    status,
+    transactionUid,
+    now,
+    c.shopId,
+  ]);
 }
+
+/** A period's first attempt, answered: its row as answeredChargeInsert writes it. */
+const ANSWERED_CHARGE_ROWS: RowsShape = {
+  key: 'subscription_charges answered',
+  arity: 8,
+  tuple: (f) =>
+    `($${f}, $${f + 1}, 1, $${f + 2}, $${f + 3}, $${f + 4}, $${f + 5}, $${f + 6}, $${f + 6}, $${f + 7})`,
+  around: (tuples) =>
+    `INSERT INTO subscription_charges (subscription_id, period, attempt, amount, currency, status, transaction_uid, created_at, updated_at, shop_id)
+     VALUES ${tuples}`,
+};
 
 /**
  * Claims many attempts in one statement (the billing engine's batch). Each names the next attempt of a

@@ -1,6 +1,7 @@
 import type { ListParams } from '../core/paging.js';
 import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
+import { shaped, valuesShape } from '../db/rows.js';
 
 export interface CustomerRow {
   id: string;
@@ -39,30 +40,35 @@ export function newCustomerRow(shopId: number, c: NewCustomer, now: Date): Custo
   };
 }
 
-const INSERT_SQL = `INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`;
-const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
+/** A new customer's row. */
+const CUSTOMER_ROWS = valuesShape(
+  'customers',
+  'INSERT INTO customers (id, shop_id, first_name, last_name, address, city, country, zip, state, phone, email, ip, created_at)',
+  13,
+);
+const INSERT_RETURNING_SQL = `${CUSTOMER_ROWS.around(CUSTOMER_ROWS.tuple(1, 0))} RETURNING *`;
 
-/** The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row unless told not to. */
+/**
+ * The INSERT of a new customer, to run alone or in a batch; RETURNING the stored row unless told not
+ * to, and then as rows that a group of writes may share (db/rows.ts).
+ */
 export function customerInsert(shopId: number, c: NewCustomer, now: Date, returning = true): Statement {
-  return {
-    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
-    params: [
-      c.id,
-      shopId,
-      c.first_name,
-      c.last_name,
-      c.address,
-      c.city,
-      c.country,
-      c.zip,
-      c.state,
-      c.phone,
-      c.email,
-      c.ip,
-      now,
-    ],
-  };
+  const params = [
+    c.id,
+    shopId,
+    c.first_name,
+    c.last_name,
+    c.address,
+    c.city,
+    c.country,
+    c.zip,
+    c.state,
+    c.phone,
+    c.email,
+    c.ip,
+    now,
+  ];
+  return returning ? { sql: INSERT_RETURNING_SQL, params } : shaped(CUSTOMER_ROWS, params);
 }
 
 export async function insertCustomer(

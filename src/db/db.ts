@@ -25,6 +25,27 @@ export interface Statement {
    * seen through a DeliveryWake tells it once the statement has committed.
    */
   wakes?: boolean;
+  /**
+   * Set on an INSERT of rows whose values are all parameters, which may be written as one statement
+   * with the rows of other statements of the same shape (db/rows.ts, mergeRows): independent pieces
+   * of work then share a statement. Built by `shaped`, so `sql` is the shape's text for its rows.
+   */
+  rows?: RowsShape;
+}
+
+/**
+ * The shape of an INSERT whose rows are all parameters, `arity` to a row: its text for any number of
+ * rows. Written once, next to its table's repository; nothing reads SQL text to merge statements.
+ */
+export interface RowsShape {
+  /** Names the shape: statements merge only with statements of the same key. */
+  readonly key: string;
+  /** Parameters per row. */
+  readonly arity: number;
+  /** The tuple of the row at `index` (from 0, across the statement), its parameters from `$first`. */
+  tuple(first: number, index: number): string;
+  /** The whole statement around its rows' tuples (joined by commas). */
+  around(tuples: string): string;
 }
 
 /** The statement `query` was given: built beforehand, or as text and parameters. */

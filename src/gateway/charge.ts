@@ -17,12 +17,12 @@ import { type ChargeCard, cardOf, type KnownCards } from './card-source.js';
 import { GatewayTimeout } from './errors.js';
 import { type ChargeInput, parseCharge, requestOf } from './input.js';
 import {
-  chargeStatement,
   firstChargeOf,
   hasSuccessfulCharge,
   insertCharge,
   lockCardCharges,
   type NewCharge,
+  plannedChargeStatements,
 } from './repository.js';
 import { behaviourOf } from './test-cards.js';
 
@@ -291,13 +291,13 @@ async function run(ctx: Ctx, body: unknown, type: ChargeType): Promise<Transacti
 }
 
 /**
- * A payment decided but not yet written: `statement` records it and its event (and stores a new card), for the
- * caller to run in one batch with rows of its own, so that the payment and what it pays for commit
- * together. `answer` is what the payment answers once that statement ran; for the timeout card it is
+ * A payment decided but not yet written: `statements` record it and its event (and store a new card),
+ * for the caller to run in one batch with rows of its own, so that the payment and what it pays for
+ * commit together. `answer` is what the payment answers once they ran; for the timeout card it is
  * the pending transaction (`timedOut`), which payment() would report as a GatewayTimeout.
  */
 export interface PlannedPayment {
-  statement: Statement;
+  statements: Statement[];
   answer: TransactionAnswer;
   card: CardRecord;
   timedOut: boolean;
@@ -326,9 +326,9 @@ export async function planPayment(
     false,
   );
   return {
-    // The caller has the row already (`answer`): the statement only answers the uid it wrote, and
-    // writes the payment's event with it, so the payment and its announcement commit together.
-    statement: chargeStatement(charge, now, 'uid'),
+    // The caller has the row already (`answer`): nothing is read back. The payment's event is
+    // written beside it, so the payment and its announcement commit together.
+    statements: plannedChargeStatements(charge, now),
     answer,
     card: toCardRecord(card.row),
     timedOut: timedOut(row),

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { cardInsertCte, type NewCardRow } from '../cards/index.js';
+import { cardInsert, cardInsertCte, type NewCardRow } from '../cards/index.js';
 import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
 import {
   type NewTransaction,
   storedTransactionRow,
   type TransactionRow,
+  transactionInsert,
   transactionInsertCtes,
 } from '../ledger/index.js';
-import { type Announcement, delivered } from '../notifications/index.js';
+import { type Announcement, delivered, eventsInsert } from '../notifications/index.js';
 
 /** The gateway's questions to the ledger. All run inside the verb's transaction. */
 
@@ -92,6 +93,21 @@ export function chargeStatement(c: NewCharge, now: Date, returning: '*' | 'uid' 
   );
   const wakes = c.event !== undefined && delivered(c.event);
   return { sql, params: [...head, ...(card?.values ?? []), ...insert.values], wakes };
+}
+
+/**
+ * A charge decided beforehand and left out of the duplicate check (planPayment), as rows: its card
+ * (when new), the ledger row and the event that announces it, each a statement of rows that a group
+ * of writes may share with other charges' (db/rows.ts). They go in the caller's batch, so the charge
+ * and what it pays for commit together.
+ */
+export function plannedChargeStatements(c: NewCharge, now: Date): Statement[] {
+  if (c.check) throw new Error('a checked charge is decided by its statement: chargeStatement');
+  return [
+    ...(c.card ? [cardInsert(c.card, now)] : []),
+    transactionInsert(c.transaction, now),
+    ...(c.event ? [eventsInsert([c.event])] : []),
+  ];
 }
 
 /**

@@ -21,5 +21,6 @@ export {
   type TransactionRow,
   type TransactionStatus,
   type TransactionType,
+  transactionInsert,
   transactionInsertCtes,
 } from './repository.js';

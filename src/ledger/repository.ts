@@ -1,4 +1,5 @@
-import { type Queryable, sqlText, type Tx } from '../db/db.js';
+import { type Queryable, type RowsShape, type Statement, sqlText, type Tx } from '../db/db.js';
+import { shaped } from '../db/rows.js';
 import {
   type Announcement,
   delivered,
@@ -157,6 +158,26 @@ export function transactionInsertCtes(
      )`;
   });
   return { sql, values: params };
+}
+
+/** A new transaction's row: its columns, then the instant (created_at and updated_at). */
+const TRANSACTION_ROWS: RowsShape = {
+  key: 'transactions',
+  arity: COLUMNS.length + 1,
+  tuple(first) {
+    const at = `$${first + COLUMNS.length}`;
+    return `(${COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${at}, ${at})`;
+  },
+  around: (tuples) =>
+    `INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at) VALUES ${tuples}`,
+};
+
+/**
+ * The INSERT of a new transaction, as rows that a group of writes may share (db/rows.ts); its event,
+ * if it has one, is the caller's to write beside it (notifications' eventsInsert), in the same batch.
+ */
+export function transactionInsert(t: NewTransaction, now: Date): Statement {
+  return shaped(TRANSACTION_ROWS, [...values(t), now]);
 }
 
 /** The row a new transaction becomes once inserted, for answering before reading it back. */

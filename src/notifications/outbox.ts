@@ -1,4 +1,5 @@
-import type { Statement } from '../db/db.js';
+import type { RowsShape, Statement } from '../db/db.js';
+import { shaped } from '../db/rows.js';
 
 /**
  * The outbox: every change that a shop is told about writes an event row here, in the same
@@ -115,28 +116,26 @@ const INSERT_MANY = insertFrom(
  */
 export const FEW_EVENTS = 4;
 
-/** `count` events as the rows of a VALUES list. */
-function insertFew(count: number): string {
-  const rows = Array.from({ length: count }, (_, r) => {
-    const values = TYPES.map((type, c) => `$${r * TYPES.length + c + 1}::${type}`);
-    return `(${values.join(', ')}, ${r + 1})`;
-  });
-  return insertFrom(`(VALUES ${rows.join(', ')})`);
-}
-
-/** The VALUES statements, by their count of events (index 0 unused). */
-const INSERT_FEW = Array.from({ length: FEW_EVENTS + 1 }, (_, count) => (count > 0 ? insertFew(count) : ''));
+/**
+ * Events as the rows of a VALUES list (EVENT_COLUMNS, then `n`, the row's place): a create's few, and
+ * the events of a group of writes (db/rows.ts), whose statements merge into one.
+ */
+const EVENT_ROWS: RowsShape = {
+  key: 'events',
+  arity: TYPES.length,
+  tuple: (first, index) => `(${TYPES.map((type, c) => `$${first + c}::${type}`).join(', ')}, ${index + 1})`,
+  around: (tuples) => insertFrom(`(VALUES ${tuples})`),
+};
 
 /** One statement announcing many events in order (a create's few, or the billing engine's batches). */
 export function eventsInsert(list: readonly Announcement[]): Statement {
   const wakes = list.some(delivered);
-  if (list.length > 0 && list.length <= FEW_EVENTS) {
-    return {
-      sql: INSERT_FEW[list.length] as string,
-      params: list.flatMap((a) => eventInsert(a).params as unknown[]),
+  if (list.length > 0 && list.length <= FEW_EVENTS)
+    return shaped(
+      EVENT_ROWS,
+      list.flatMap((a) => eventInsert(a).params as unknown[]),
       wakes,
-    };
-  }
+    );
   const columns: unknown[][] = EVENT_COLUMNS.map(() => []);
   for (const a of list) {
     const params = eventInsert(a).params as unknown[];

@@ -2,6 +2,7 @@ import type { IntervalUnit } from '../calendar/interval.js';
 import type { ListParams } from '../core/paging.js';
 import type { Queryable, Statement } from '../db/db.js';
 import { listPage } from '../db/list.js';
+import { shaped, valuesShape } from '../db/rows.js';
 
 export interface PlanRow {
   id: string;
@@ -44,35 +45,40 @@ const COLUMNS = [
   'test',
 ] as const;
 
-const INSERT_SQL = `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)
-     VALUES (${[...COLUMNS, 'id', 'shop_id', 'created_at', 'updated_at'].map((_, i) => `$${i + 1}`).join(', ')})`;
-const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
+/** A new plan's row: id, shop_id, COLUMNS, created_at, updated_at. */
+const PLAN_ROWS = valuesShape(
+  'plans',
+  `INSERT INTO plans (id, shop_id, ${COLUMNS.join(', ')}, created_at, updated_at)`,
+  COLUMNS.length + 4,
+);
+const INSERT_RETURNING_SQL = `${PLAN_ROWS.around(PLAN_ROWS.tuple(1, 0))} RETURNING *`;
 
-/** The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row unless told not to. */
+/**
+ * The INSERT of a new plan, to run alone or in a batch; RETURNING the stored row unless told not to,
+ * and then as rows that a group of writes may share (db/rows.ts).
+ */
 export function planInsert(shopId: number, id: string, p: PlanData, now: Date, returning = true): Statement {
-  return {
-    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
-    params: [
-      id,
-      shopId,
-      p.title,
-      p.currency,
-      p.amount,
-      p.interval,
-      p.interval_unit,
-      p.trial_amount,
-      p.trial_interval,
-      p.trial_interval_unit,
-      p.trial_as_first_payment,
-      p.language,
-      p.infinite,
-      p.billing_cycles,
-      p.number_payment_attempts,
-      p.test,
-      now,
-      now,
-    ],
-  };
+  const params = [
+    id,
+    shopId,
+    p.title,
+    p.currency,
+    p.amount,
+    p.interval,
+    p.interval_unit,
+    p.trial_amount,
+    p.trial_interval,
+    p.trial_interval_unit,
+    p.trial_as_first_payment,
+    p.language,
+    p.infinite,
+    p.billing_cycles,
+    p.number_payment_attempts,
+    p.test,
+    now,
+    now,
+  ];
+  return returning ? { sql: INSERT_RETURNING_SQL, params } : shaped(PLAN_ROWS, params);
 }
 
 /** The row planInsert stores. */

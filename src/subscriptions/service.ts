@@ -15,6 +15,7 @@ import { ApiError, ErrorCollector } from '../core/errors.js';
 import { checkBody } from '../core/schema-check.js';
 import { type CustomerRow, customerInsert, insertCustomer, newCustomerRow } from '../customers/index.js';
 import type { Statement } from '../db/db.js';
+import { writeGrouped } from '../db/grouped.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
 import {
@@ -153,7 +154,7 @@ async function createWithPlannedCharge(
   const row = changedRow(created, t, now);
   const customer = newCustomer ? newCustomerRow(ctx.shop.id, newCustomer, now) : existingCustomer;
   const view = await viewOf(ctx, row, { plan, customer });
-  const statements: Statement[] = [planned.statement];
+  const statements: Statement[] = [...planned.statements];
   if (newPlan && planData) statements.push(planInsert(ctx.shop.id, newPlan.id, planData, now, false));
   if (newCustomer) statements.push(customerInsert(ctx.shop.id, newCustomer, now, false));
   statements.push(
@@ -175,8 +176,13 @@ async function createWithPlannedCharge(
   const announced = subscriptionEventsInsert(t.events, view, ctx.shop.id, now);
   if (announced) statements.push(announced);
   // A keyed request's work is done with this batch: a retry after a crash answers from it.
-  if (ctx.keyed) statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
-  await ctx.db.batch(statements);
+  if (ctx.keyed) {
+    statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
+    await ctx.db.batch(statements);
+  } else {
+    // New rows only, written with the creates of other requests of the moment (db/grouped.ts).
+    await writeGrouped(ctx.db, statements);
+  }
   planned.recorded();
   return view;
 }

@@ -1,7 +1,8 @@
 import { chargesRecord } from '../charging/index.js';
 import type { CustomerRow } from '../customers/index.js';
 import type { Queryable, Statement, Tx } from '../db/db.js';
-import { type Announcement, eventInsert, eventsInsert } from '../notifications/index.js';
+import { shaped, valuesShape } from '../db/rows.js';
+import { type Announcement, eventsInsert } from '../notifications/index.js';
 import type { Plan } from '../plans/index.js';
 import type { NewSubscription, SubscriptionChange, SubscriptionRow } from './repository.js';
 import type { SubscriptionEvent, Transition } from './transitions.js';
@@ -53,9 +54,13 @@ const ROW_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof SubscriptionRow)[];
 
-const INSERT_SQL = `INSERT INTO subscriptions (${ROW_COLUMNS.join(', ')})
-     VALUES (${ROW_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
-const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
+/** A new subscription's row, ROW_COLUMNS. */
+const SUBSCRIPTION_ROWS = valuesShape(
+  'subscriptions',
+  `INSERT INTO subscriptions (${ROW_COLUMNS.join(', ')})`,
+  ROW_COLUMNS.length,
+);
+const INSERT_RETURNING_SQL = `${SUBSCRIPTION_ROWS.around(SUBSCRIPTION_ROWS.tuple(1, 0))} RETURNING *`;
 
 /**
  * The INSERT of a new subscription, to run alone or in a batch; nothing read back unless asked
@@ -64,40 +69,38 @@ const INSERT_RETURNING_SQL = `${INSERT_SQL} RETURNING *`;
  * enumerated).
  */
 export function insertStatement(r: SubscriptionRow, returning = false): Statement {
-  return {
-    sql: returning ? INSERT_RETURNING_SQL : INSERT_SQL,
-    params: [
-      r.id,
-      r.shop_id,
-      r.plan_id,
-      r.customer_id,
-      r.card_token,
-      jsonOrNull(r.card),
-      r.state,
-      r.tracking_id,
-      r.device_id,
-      r.return_url,
-      r.notification_url,
-      jsonOrNull(r.additional_data),
-      jsonOrNull(r.receipt_text),
-      jsonOrNull(r.avs_cvc_verification),
-      jsonOrNull(r.settings),
-      r.language,
-      r.dynamic_billing_descriptor,
-      r.billing_anchor,
-      r.billing_day,
-      r.renew_at,
-      r.active_to,
-      r.paid_billing_cycles,
-      r.number_failed_payment_attempts,
-      jsonOrNull(r.last_transaction),
-      r.cancel_reason,
-      r.cancelled_at,
-      r.announced,
-      r.created_at,
-      r.updated_at,
-    ],
-  };
+  const params = [
+    r.id,
+    r.shop_id,
+    r.plan_id,
+    r.customer_id,
+    r.card_token,
+    jsonOrNull(r.card),
+    r.state,
+    r.tracking_id,
+    r.device_id,
+    r.return_url,
+    r.notification_url,
+    jsonOrNull(r.additional_data),
+    jsonOrNull(r.receipt_text),
+    jsonOrNull(r.avs_cvc_verification),
+    jsonOrNull(r.settings),
+    r.language,
+    r.dynamic_billing_descriptor,
+    r.billing_anchor,
+    r.billing_day,
+    r.renew_at,
+    r.active_to,
+    r.paid_billing_cycles,
+    r.number_failed_payment_attempts,
+    jsonOrNull(r.last_transaction),
+    r.cancel_reason,
+    r.cancelled_at,
+    r.announced,
+    r.created_at,
+    r.updated_at,
+  ];
+  return returning ? { sql: INSERT_RETURNING_SQL, params } : shaped(SUBSCRIPTION_ROWS, params);
 }
 
 /** Inserts a new subscription before any charge changed it; resolves with the row as stored. */
@@ -240,8 +243,7 @@ export function subscriptionEventsInsert(
   now: Date,
 ): Statement | undefined {
   const announcements = events.map((event) => subscriptionAnnouncement(event, view, shopId, now));
-  if (announcements.length <= 1) return announcements[0] && eventInsert(announcements[0]);
-  return eventsInsert(announcements);
+  return announcements.length > 0 ? eventsInsert(announcements) : undefined;
 }
 
 async function customerOf(db: Queryable, row: SubscriptionRow): Promise<CustomerRow | undefined> {

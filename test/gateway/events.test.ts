@@ -329,14 +329,14 @@ describe('transaction events: captures, voids and refunds', () => {
 });
 
 describe('transaction events: written with the transaction or not at all', () => {
-  it("a planned payment's one statement writes its event, in the caller's batch", async () => {
+  it("a planned payment's statements write its event, in the caller's batch", async () => {
     const g = await gatewayShop();
     const planned = await new InProcessGatewayClient(ctxOf(g)).planPayment(
       order({ duplicate_check: false, notification_url: HOOK }),
     );
     if (!planned) throw new Error('expected a planned payment');
     expect(await eventsOf(g, planned.answer.uid)).toEqual([]);
-    await g.h.db.batch([planned.statement]);
+    await g.h.db.batch(planned.statements);
     const row = await onlyEvent(g, planned.answer.uid, 'successful.transaction');
     expect(row.payload).toEqual({ transaction: planned.answer, event: 'successful.transaction' });
     expect(row).toMatchObject({ url: HOOK, status: 'pending' });
@@ -346,7 +346,7 @@ describe('transaction events: written with the transaction or not at all', () =>
     const g = await gatewayShop();
     const planned = await new InProcessGatewayClient(ctxOf(g)).planPayment(order({ duplicate_check: false }));
     if (!planned) throw new Error('expected a planned payment');
-    await expect(g.h.db.batch([planned.statement, { sql: 'SELECT 1 / 0' }])).rejects.toThrow();
+    await expect(g.h.db.batch([...planned.statements, { sql: 'SELECT 1 / 0' }])).rejects.toThrow();
     expect(await findTransaction(g.h.db, g.shop.shop.id, planned.answer.uid)).toBeUndefined();
     expect(await eventsOf(g, planned.answer.uid)).toEqual([]);
   });

@@ -1,0 +1,96 @@
+import type { Db, Statement } from './db.js';
+import { mergeRows } from './rows.js';
+
+/**
+ * Group commit for independent writes. Each unit is a batch of INSERTs of new rows that commit
+ * together or not at all (a subscription's create: its card, payment, plan, customer, subscription,
+ * charge record and events). While a store is busy, units that arrive wait for one of GROUP_SLOTS
+ * transactions to end and then commit together in the next one, their rows merged into one statement
+ * per table (mergeRows). A unit is never split: every row of it commits in the same transaction, and
+ * the caller hears back only once that transaction has committed. PostgreSQL's work per statement,
+ * per round trip and per commit is shared by the group; at low load a unit finds a slot free and
+ * commits alone, at once.
+ *
+ * A group that PostgreSQL refused as a whole (an error it reported, so nothing of it committed) is
+ * run again one unit to a transaction, so each unit gets its own outcome and a bad one takes no other
+ * down. A group whose outcome is unknown (the connection failed) fails for every unit in it, as a lone
+ * batch would.
+ */
+
+/** Group transactions a store runs at once; further units wait and join the next group. */
+export const GROUP_SLOTS = 3;
+/** The most units in one group. */
+export const GROUP_UNITS = 32;
+
+interface Waiting {
+  unit: readonly Statement[];
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+class Group {
+  readonly #queue: Waiting[] = [];
+  #running = 0;
+  constructor(private readonly db: Db) {}
+
+  write(unit: readonly Statement[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ unit, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    if (this.#running >= GROUP_SLOTS || this.#queue.length === 0) return;
+    const group = this.#queue.splice(0, GROUP_UNITS);
+    this.#running++;
+    void this.#commit(group).finally(() => {
+      this.#running--;
+      this.#next();
+    });
+  }
+
+  async #commit(group: Waiting[]): Promise<void> {
+    try {
+      await this.db.batch(mergeRows(group.map((w) => w.unit)));
+    } catch (err) {
+      if (group.length === 1 || !refusedWhole(err)) {
+        for (const w of group) w.reject(err);
+        return;
+      }
+      // Nothing of the group committed: each unit on its own, for its own outcome.
+      await Promise.all(
+        group.map((w) =>
+          this.db.batch(w.unit).then(
+            () => w.resolve(),
+            (e: unknown) => w.reject(e),
+          ),
+        ),
+      );
+      return;
+    }
+    for (const w of group) w.resolve();
+  }
+}
+
+/** An error PostgreSQL reported for the transaction (severity ERROR): it rolled back, all of it. */
+function refusedWhole(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { severity?: unknown }).severity === 'ERROR';
+}
+
+const groups = new WeakMap<Db, Group>();
+
+/**
+ * Commits `unit` (INSERTs of new rows, see above) with the units other requests write at the same
+ * moment; resolves once it has committed. Inside a transaction (`insideTransaction`) it is a batch of
+ * that transaction, as it must be.
+ */
+export function writeGrouped(db: Db, unit: readonly Statement[]): Promise<void> {
+  if (db.insideTransaction) return db.batch(unit).then(() => {});
+  let group = groups.get(db);
+  if (!group) {
+    group = new Group(db);
+    groups.set(db, group);
+  }
+  return group.write(unit);
+}
