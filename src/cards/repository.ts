@@ -1,5 +1,5 @@
-import { type Queryable, type RowsShape, type Statement, sqlText } from '../db/db.js';
-import { shaped } from '../db/rows.js';
+import { type Queryable, type Statement, sqlText } from '../db/db.js';
+import { shaped, stampedShape } from '../db/rows.js';
 
 export interface CardRow {
   token: string;
@@ -34,16 +34,7 @@ const CARD_COLUMNS = [
 ] as const;
 
 /** A new card's row: its columns, then the instant (created_at and updated_at). */
-const CARD_ROWS: RowsShape = {
-  key: 'cards',
-  arity: CARD_COLUMNS.length + 1,
-  tuple(first) {
-    const at = `$${first + CARD_COLUMNS.length}`;
-    return `(${CARD_COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${at}, ${at})`;
-  },
-  around: (tuples) =>
-    `INSERT INTO cards (${CARD_COLUMNS.join(', ')}, created_at, updated_at) VALUES ${tuples}`,
-};
+const CARD_ROWS = stampedShape('cards', 'cards', CARD_COLUMNS);
 
 /** In CARD_COLUMNS order, then the instant. */
 function cardValues(c: NewCardRow, now: Date): unknown[] {

@@ -108,3 +108,20 @@ export function valuesShape(key: string, into: string, arity: number): RowsShape
     around: (tuples) => `${into} VALUES ${tuples}`,
   };
 }
+
+/**
+ * The shape of an INSERT into `table` of `columns`, one parameter each, then one instant written as
+ * both created_at and updated_at: a new row as most tables keep it.
+ */
+export function stampedShape(key: string, table: string, columns: readonly string[]): RowsShape {
+  return {
+    key,
+    arity: columns.length + 1,
+    tuple(first) {
+      const at = `$${first + columns.length}`;
+      return `(${columns.map((_, i) => `$${first + i}`).join(', ')}, ${at}, ${at})`;
+    },
+    around: (tuples) =>
+      `INSERT INTO ${table} (${columns.join(', ')}, created_at, updated_at) VALUES ${tuples}`,
+  };
+}

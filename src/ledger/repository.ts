@@ -1,5 +1,5 @@
-import { type Queryable, type RowsShape, type Statement, sqlText, type Tx } from '../db/db.js';
-import { shaped } from '../db/rows.js';
+import { type Queryable, type Statement, sqlText, type Tx } from '../db/db.js';
+import { shaped, stampedShape } from '../db/rows.js';
 import {
   type Announcement,
   delivered,
@@ -161,16 +161,7 @@ export function transactionInsertCtes(
 }
 
 /** A new transaction's row: its columns, then the instant (created_at and updated_at). */
-const TRANSACTION_ROWS: RowsShape = {
-  key: 'transactions',
-  arity: COLUMNS.length + 1,
-  tuple(first) {
-    const at = `$${first + COLUMNS.length}`;
-    return `(${COLUMNS.map((_, i) => `$${first + i}`).join(', ')}, ${at}, ${at})`;
-  },
-  around: (tuples) =>
-    `INSERT INTO transactions (${COLUMNS.join(', ')}, created_at, updated_at) VALUES ${tuples}`,
-};
+const TRANSACTION_ROWS = stampedShape('transactions', 'transactions', COLUMNS);
 
 /**
  * The INSERT of a new transaction, as rows that a group of writes may share (db/rows.ts); its event,
