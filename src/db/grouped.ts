@@ -83,10 +83,12 @@ const groups = new WeakMap<Db, Group>();
 /**
  * Commits `unit` (INSERTs of new rows, see above) with the units other requests write at the same
  * moment; resolves once it has committed. Inside a transaction (`insideTransaction`) it is a batch of
- * that transaction, as it must be.
+ * that transaction, as it must be. On the embedded store it is a batch of its own: one connection,
+ * commits that flush nothing and statements planned at every run leave a group nothing to share
+ * (the embedded create benchmark: 3.95–4.18 ms of CPU per subscription with groups or without).
  */
 export function writeGrouped(db: Db, unit: readonly Statement[]): Promise<void> {
-  if (db.insideTransaction) return db.batch(unit).then(() => {});
+  if (db.insideTransaction || db.kind === 'pglite') return db.batch(unit).then(() => {});
   let group = groups.get(db);
   if (!group) {
     group = new Group(db);
