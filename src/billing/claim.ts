@@ -18,6 +18,7 @@ import { toPlan } from '../plans/index.js';
 import { shopsByIds } from '../shops/index.js';
 import {
   type Applied,
+  chargeableAt,
   changeInstant,
   type Happened,
   rulesFor,
@@ -96,6 +97,10 @@ export function claimBatch(
       } else if (next.kind === 'end') {
         happened = { kind: 'cycles_completed' };
         summary.ended++;
+      } else if (chargeableAt(shop, at, sub.time_zone).getTime() > at.getTime()) {
+        // Due inside the shop's quiet hours: charged when they end, on the subscription's clock.
+        // Only the moment moves: the period it pays for keeps its anchored end.
+        happened = { kind: 'lease', until: chargeableAt(shop, at, sub.time_zone) };
       } else {
         const attempt = (attempts.get(sub.id) ?? 0) + 1;
         const claim = {
@@ -149,7 +154,7 @@ export function claimBatch(
         claims.push(claim);
         happened = { kind: 'renewal_claimed', period: next.period, lease };
       }
-      const rules = rulesFor(shop ?? { timeZone: 'UTC', retrySchedule: null, quietHours: null });
+      const rules = rulesFor(shop ?? { retrySchedule: null, quietHours: null });
       items.push({ sub, plan, t: transition(sub, plan, happened, at, rules), at });
       pending.push(work);
     }

@@ -122,7 +122,8 @@ export async function paySubscriptionCheckout(
     const now = changeInstant(sub, ctx.clock.now());
     if (sub.state === 'redirecting' && !sub.card_token && checkout.expires_at.getTime() <= now.getTime())
       return { kind: 'expired' as const };
-    const schedule = firstSchedule(plan, now, ctx.shop.timeZone, ctx.shop.threeDs);
+    // In the zone the subscription was created in, whatever the shop's zone is now.
+    const schedule = firstSchedule(plan, now, sub.time_zone, ctx.shop.threeDs);
     const customerId = checked.customer && !sub.customer_id ? newId('cst') : null;
     const t = transition(
       sub,

@@ -51,6 +51,11 @@ export interface SubscriptionRow {
   dynamic_billing_descriptor: string | null;
   billing_anchor: Date;
   billing_day: number;
+  /**
+   * The IANA zone its month and year periods are counted in, and its quiet hours read in: the
+   * shop's zone when it was created, kept whatever the shop's zone becomes.
+   */
+  time_zone: string;
   renew_at: Date | null;
   active_to: Date | null;
   paid_billing_cycles: number;

@@ -84,20 +84,20 @@ export function firstSchedule(plan: Plan, start: Date, timeZone = 'UTC', verifyC
 
 /**
  * The end of regular period n of a subscription, computed from the anchor (never from the previous
- * end, which may be clamped) so a Jan 31 schedule still ends on Mar 31 after February.
+ * end, which may be clamped) so a Jan 31 schedule still ends on Mar 31 after February; in the
+ * subscription's own zone, so a later change of its shop's zone moves no period.
  */
 export function periodEnd(
-  sub: Pick<SubscriptionRow, 'billing_anchor' | 'billing_day'>,
+  sub: Pick<SubscriptionRow, 'billing_anchor' | 'billing_day' | 'time_zone'>,
   plan: Plan,
   n: number,
-  timeZone = 'UTC',
 ): Date {
   return addInterval(
     sub.billing_anchor,
     n * plan.plan.interval,
     plan.plan.interval_unit,
     sub.billing_day,
-    timeZone,
+    sub.time_zone,
   );
 }
 

@@ -86,6 +86,7 @@ function newSubscription(
     dynamic_billing_descriptor: input.dynamicBillingDescriptor,
     billing_anchor: p.schedule?.anchor ?? p.now,
     billing_day: p.schedule?.anchorDay ?? localDayOfMonth(p.now, ctx.shop.timeZone),
+    time_zone: ctx.shop.timeZone,
     // A charge is claimed now: if this process dies before its answer is recorded, the billing
     // engine finds the subscription due after the lease and resolves the charge by query.
     renew_at: p.schedule?.charge

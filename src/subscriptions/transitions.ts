@@ -70,13 +70,23 @@ export interface Transition {
   events: SubscriptionEvent[];
 }
 
-/** When a failed renewal charge is tried again: the shop's retry rules, already bound to its settings. */
-export type RetryRule = (outcome: 'failed' | 'error', failuresSoFar: number, failedAt: Date) => Date;
+/**
+ * When a failed renewal charge is tried again: the shop's retry rules, already bound to its
+ * settings, read in the subscription's own zone (`timeZone`).
+ */
+export type RetryRule = (
+  outcome: 'failed' | 'error',
+  failuresSoFar: number,
+  failedAt: Date,
+  timeZone: string,
+) => Date;
 
+/**
+ * A shop's billing rules. Month and year periods keep their day and time of day in the
+ * subscription's own zone (`time_zone`, fixed at its creation), never the shop's current one.
+ */
 export interface Rules {
   retryAt: RetryRule;
-  /** The shop's zone: month and year periods keep their day and time of day there. */
-  timeZone: string;
 }
 
 /** States in which the subscription waits for the answer to its very first charge. */
@@ -258,9 +268,9 @@ function answered(
       ...recheck,
     });
   }
-  if (sub.cancelled_at) return late(sub, plan, a, chargeStatus, rules.timeZone);
+  if (sub.cancelled_at) return late(sub, plan, a, chargeStatus);
 
-  if (a.outcome === 'successful') return paid(sub, plan, a.period, chargeStatus, last, rules.timeZone);
+  if (a.outcome === 'successful') return paid(sub, plan, a.period, chargeStatus, last);
 
   const failures = sub.number_failed_payment_attempts + 1;
   const reason = a.message ?? 'no message';
@@ -289,7 +299,7 @@ function answered(
     return none(chargeStatus, {
       state: sub.state === 'trial_processing' ? 'trial' : sub.state === 'processing' ? 'active' : sub.state,
       number_failed_payment_attempts: failures,
-      renew_at: rules.retryAt(outcome, failures, now),
+      renew_at: rules.retryAt(outcome, failures, now, sub.time_zone),
       ...last,
     });
   }
@@ -314,7 +324,6 @@ function paid(
   period: number,
   chargeStatus: string,
   last: SubscriptionChange,
-  timeZone: string,
 ): Transition {
   if (period === TRIAL_PERIOD) {
     // Regular periods count from the trial's end: that is when the first of them is due.
@@ -330,7 +339,7 @@ function paid(
       events: ['trial_started.subscription'],
     };
   }
-  const end = periodEnd(sub, plan, period, timeZone);
+  const end = periodEnd(sub, plan, period);
   const first = !hadEarlierSuccess(sub, plan, period) && sub.paid_billing_cycles === 0;
   return {
     change: {
@@ -358,14 +367,13 @@ function late(
   plan: Plan,
   a: Extract<Happened, { kind: 'charge_answered' }>,
   chargeStatus: string,
-  timeZone: string,
 ): Transition {
   const last = a.last ? { last_transaction: a.last } : {};
   if (a.outcome !== 'successful' || a.period === TRIAL_PERIOD) return none(chargeStatus, last);
   return none(chargeStatus, {
     ...last,
     paid_billing_cycles: Math.max(sub.paid_billing_cycles, a.period),
-    active_to: periodEnd(sub, plan, a.period, timeZone),
+    active_to: periodEnd(sub, plan, a.period),
   });
 }
 

@@ -67,9 +67,9 @@ export async function seedShop(db: Queryable, shopId: number, rows: number, now:
   );
   await db.query(
     `INSERT INTO subscriptions (id, shop_id, plan_id, customer_id, state, tracking_id, language, billing_anchor,
-       billing_day, renew_at, number_failed_payment_attempts, cancelled_at, created_at, updated_at)
+       billing_day, time_zone, renew_at, number_failed_payment_attempts, cancelled_at, created_at, updated_at)
      SELECT 'sbs_${p}_' || g, $1, 'pln_${p}_' || (1 + g % ($3::int / 50)), 'cst_${p}_' || (1 + g % ($3::int / 5)),
-       s.state, 'trk-' || g, 'en', $2, 1,
+       s.state, 'trk-' || g, 'en', $2, 1, 'UTC',
        CASE WHEN s.state IN ('active', 'trial') THEN $2::timestamptz + make_interval(days => g % 30) END,
        CASE WHEN s.state = 'active' AND g % 101 = 0 THEN 1 ELSE 0 END,
        CASE WHEN s.state IN ('canceled', 'failed', 'error') THEN $2::timestamptz END,

@@ -78,6 +78,7 @@ describe.runIf(process.env.DATABASE_URL)('writes under a shop, plan and customer
             ...noExtras,
             billing_anchor: now,
             billing_day: now.getUTCDate(),
+            time_zone: 'UTC',
             renew_at: null,
             active_to: null,
           },

@@ -16,7 +16,7 @@ import {
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const ANCHOR = new Date('2026-01-31T09:00:00.000Z');
 const RETRY_AT = new Date('2026-03-11T03:00:00.000Z');
-const rules: Rules = { retryAt: () => RETRY_AT, timeZone: 'UTC' };
+const rules: Rules = { retryAt: () => RETRY_AT };
 
 const plan = (extra: Partial<Plan> = {}): Plan => ({
   id: 'pln_1',
@@ -46,6 +46,7 @@ const sub = (extra: Partial<SubscriptionRow> = {}): SubscriptionRow =>
     state: 'active',
     billing_anchor: ANCHOR,
     billing_day: 31,
+    time_zone: 'UTC',
     renew_at: new Date('2026-03-31T09:00:00.000Z'),
     active_to: new Date('2026-03-31T09:00:00.000Z'),
     paid_billing_cycles: 2,

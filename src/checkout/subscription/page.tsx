@@ -101,7 +101,7 @@ export function SubscriptionFormPage(p: SubscriptionFormProps) {
     >
       <h1>{title}</h1>
       <Details
-        rows={[[t.shop, p.shopName], ...planRows(sc.plan, sc.ctx.clock.now(), sc.ctx.shop.timeZone, lang)]}
+        rows={[[t.shop, p.shopName], ...planRows(sc.plan, sc.ctx.clock.now(), sc.sub.time_zone, lang)]}
       />
       <FormErrors lang={lang} messages={problems.messages} />
       <form method="post" action="/v2/checkout" novalidate>
