@@ -18,8 +18,8 @@ import { toPlan } from '../plans/index.js';
 import { shopsByIds } from '../shops/index.js';
 import {
   type Applied,
-  chargeableAt,
   changeInstant,
+  chargeableAt,
   type Happened,
   rulesFor,
   type SubscriptionRow,
