@@ -1,11 +1,14 @@
 import type { CardRow } from '../cards/index.js';
 import {
+  endAttempt,
   lockOpenCharge,
   outcomeOf,
   planCharge,
   recordPlannedAttempt,
+  refundAttempt,
   renewalRequest,
   resolveAttempt,
+  reversalsDue,
   takeAttempt,
   touchOpenAttempt,
 } from '../charging/index.js';
@@ -70,7 +73,23 @@ export async function billDue(services: Services, opts: BillOptions = {}): Promi
     await performBatch(services, claimed.work, summary, opts.observer);
   }
   await resolveCancelled(services, summary, opts);
+  await refundDue(services, opts);
   return summary;
+}
+
+/**
+ * Payments taken after their subscription was cancelled whose refund could not be made when they
+ * were recorded (a crash, a gateway down): refunded now (charging: refundAttempt asks the gateway
+ * first, so a refund made by a run that died before recording it is not made again).
+ */
+async function refundDue(services: Services, opts: BillOptions): Promise<void> {
+  const due = await reversalsDue(services.db, 100, opts.shopId);
+  const shops = new Map<number, Shop | undefined>();
+  for (const charge of due) {
+    if (!shops.has(charge.shop_id)) shops.set(charge.shop_id, await shopById(services.db, charge.shop_id));
+    const shop = shops.get(charge.shop_id);
+    if (shop) await refundAttempt(shopCtx(services, shop), charge);
+  }
 }
 
 /**
@@ -93,13 +112,21 @@ async function resolveCancelled(
     if (!shop) continue;
     const ctx = shopCtx(services, shop);
     try {
-      const resolved = await resolveAttempt(ctx, subscriptionSubject(ctx, a.subscription_id), a, {
-        settles: (status) => status !== 'pending',
-        abandonWhenMissing: true,
-      });
-      if (resolved.kind !== 'open') {
-        summary.resolved++;
-        continue;
+      if (a.status === 'incomplete') {
+        // A 3-D Secure step its cancel could not end at the gateway: ended now, then resolved.
+        if (await endAttempt(ctx, subscriptionSubject(ctx, a.subscription_id), a)) {
+          summary.resolved++;
+          continue;
+        }
+      } else {
+        const resolved = await resolveAttempt(ctx, subscriptionSubject(ctx, a.subscription_id), a, {
+          settles: (status) => status !== 'pending',
+          abandonWhenMissing: true,
+        });
+        if (resolved.kind !== 'open') {
+          summary.resolved++;
+          continue;
+        }
       }
     } catch (err) {
       ctx.log.error(

@@ -48,6 +48,12 @@ export function openAttempts(db: Queryable, subscriptionIds: string[]): Promise<
   );
 }
 
+/**
+ * Open attempts of a cancelled subscription that billing asks about: sent and unanswered, of unknown
+ * outcome, or a 3-D Secure step the cancel could not end at the gateway (its reversal is due).
+ */
+const CANCELLED_OPEN = `(c.status IN ('pending', 'unknown') OR (c.status = 'incomplete' AND c.reversal = 'due'))`;
+
 /** An open attempt of a cancelled subscription, with what resolving it needs. */
 export interface CancelledAttempt extends ChargeRow {
   shop_id: number;
@@ -74,7 +80,7 @@ export function cancelledOpenAttempts(
   return db.query<CancelledAttempt>(
     `SELECT c.*, s.shop_id FROM subscription_charges c
      JOIN subscriptions s ON s.id = c.subscription_id AND s.shop_id = c.shop_id JOIN shops sh ON sh.id = s.shop_id
-     WHERE c.status IN ('pending', 'unknown') AND s.cancelled_at IS NOT NULL ${shop}
+     WHERE ${CANCELLED_OPEN} AND s.cancelled_at IS NOT NULL ${shop}
        AND c.updated_at <= $1::timestamptz + (sh.clock_offset_ms - $2::bigint) * interval '1 millisecond'
      ORDER BY c.updated_at LIMIT $3`,
     params,
@@ -126,7 +132,7 @@ export async function nextCancelledAttemptOfShop(
   const [row] = await db.query<{ at: Date | null }>(
     `SELECT min(c.updated_at) + $2::bigint * interval '1 millisecond' AS at
      FROM subscription_charges c JOIN subscriptions s ON s.id = c.subscription_id AND s.shop_id = c.shop_id
-     WHERE s.shop_id = $1 AND s.cancelled_at IS NOT NULL AND c.status IN ('pending', 'unknown')`,
+     WHERE s.shop_id = $1 AND s.cancelled_at IS NOT NULL AND ${CANCELLED_OPEN}`,
     [shopId, leaseMs],
   );
   return row?.at ?? undefined;

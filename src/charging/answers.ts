@@ -37,6 +37,11 @@ export type ChargeEvent =
       outcome: ChargeOutcome;
       last: TransactionSummary | null;
       message: string | null;
+      /**
+       * A success that is given back: the attempt was open when its subscription was cancelled,
+       * and its payment is refunded at once (attempt.ts). It pays for no period.
+       */
+      reversed?: boolean;
     }
   /**
    * No answer in time: the outcome is unknown until a query tells; the billing engine asks again

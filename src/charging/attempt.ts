@@ -2,9 +2,16 @@ import type { Ctx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import type { ChargeRequest, PlannedPayment } from '../gateway/index.js';
 import { type ChargeEvent, eventOf, outcomeWord, plannedEventOf, type Sent } from './answers.js';
-import { lockOpenCharge } from './repository.js';
+import { type ChargeRow, lockOpenCharge, recordReversal } from './repository.js';
 import { type ChargeKind, chargeGatewayKey, chargeTrackingId } from './requests.js';
-import { queryCharge, queryChargeByTrackingId, releaseVerification, send } from './send.js';
+import {
+  endThreeDSecureStep,
+  queryCharge,
+  queryChargeByTrackingId,
+  refundCharge,
+  releaseVerification,
+  send,
+} from './send.js';
 
 /**
  * The life of one charge attempt after its claim (docs/redesign-plan.md, B.2):
@@ -43,20 +50,108 @@ export interface ChargeSubject<S> {
 /**
  * RECORD: applies `event` to the subject and its attempt, once. Resolves with the subject as it is
  * now, whether this call recorded the event or another had already settled the attempt.
+ *
+ * An attempt its subject's cancel ended (`reversal` due) that turns out to have taken money
+ * (`payment`) pays for nothing: the event is recorded as reversed, and the payment is refunded at
+ * once after the commit (a refund that cannot be made now is made by billing's next pass).
  */
-export function recordAttempt<S>(
-  ctx: Pick<Ctx, 'db'>,
+export async function recordAttempt<S>(
+  ctx: Ctx,
   subject: ChargeSubject<S>,
   attempt: AttemptRef,
   event: ChargeEvent,
   uid: string | null,
+  payment?: { uid: string; amount: number },
 ): Promise<S> {
-  return ctx.db.tx(async (tx) => {
+  let giveBack: ChargeRow | undefined;
+  const recorded = await ctx.db.tx(async (tx) => {
     const locked = await subject.lock(tx);
     if (locked === undefined) throw new Error(`the subject ${subject.id} of a charge vanished`);
-    if (!(await lockOpenCharge(tx, subject.id, attempt.period, attempt.attempt))) return locked;
-    return subject.apply(tx, locked, event, { ...attempt, uid });
+    const open = await lockOpenCharge(tx, subject.id, attempt.period, attempt.attempt);
+    if (!open) return locked;
+    const reversed =
+      open.reversal === 'due' &&
+      payment !== undefined &&
+      event.kind === 'charge_answered' &&
+      event.outcome === 'successful';
+    if (reversed) giveBack = { ...open, transaction_uid: payment.uid, amount: payment.amount };
+    return subject.apply(tx, locked, reversed ? { ...event, reversed } : event, { ...attempt, uid });
   });
+  if (giveBack) await refundAttempt(ctx, giveBack);
+  return recorded;
+}
+
+/** The refund of an attempt's payment: its tracking id, and the gateway idempotency key it goes with. */
+export function refundTrackingId(subscriptionId: string, period: number, attempt: number): string {
+  return `${chargeTrackingId(subscriptionId, period, attempt)}-refund`;
+}
+
+/**
+ * Gives back the payment of an attempt taken after its subscription was cancelled (`reversal` due,
+ * status successful): refunded in full, announced by the gateway as every refund is, and recorded so
+ * it is never refunded twice. False when it could not be made now; it stays due, for billing's next
+ * pass (billing/renew.ts), and the reason is logged.
+ */
+export async function refundAttempt(ctx: Ctx, charge: ChargeRow): Promise<boolean> {
+  const owner = { subscription: charge.subscription_id, period: charge.period, attempt: charge.attempt };
+  if (!charge.transaction_uid) return false;
+  try {
+    const trackingId = refundTrackingId(charge.subscription_id, charge.period, charge.attempt);
+    const refund = await refundCharge(
+      ctx,
+      { uid: charge.transaction_uid, amount: charge.amount },
+      trackingId,
+      `kopek-refund:${trackingId}`,
+    );
+    if (refund.status !== 'successful') {
+      ctx.log.error(
+        { ...owner, uid: refund.uid, status: refund.status, message: refund.message },
+        'the refund of a payment taken after its subscription was cancelled did not go through; billing tries again',
+      );
+      return false;
+    }
+    await recordReversal(ctx.db, charge, refund.uid);
+    ctx.log.info(
+      { ...owner, uid: refund.uid },
+      'refunded a payment taken after its subscription was cancelled',
+    );
+    return true;
+  } catch (err) {
+    ctx.log.error(
+      { err, ...owner },
+      'could not refund a payment taken after its subscription was cancelled; billing tries again',
+    );
+    return false;
+  }
+}
+
+/**
+ * Ends an attempt that was open when its subject was cancelled (repository.ts: endOpenAttempts): a
+ * 3-D Secure step still open is ended at the gateway, so its page can no longer complete it, and the
+ * attempt is then resolved by asking the gateway. Money it took after all is refunded as it is
+ * recorded (recordAttempt). Never throws: an attempt the gateway cannot end now is resolved later by
+ * billing, as every open attempt of a cancelled subscription is.
+ */
+export async function endAttempt<S>(
+  ctx: Ctx,
+  subject: ChargeSubject<S>,
+  attempt: ChargeRow,
+): Promise<S | undefined> {
+  try {
+    if (attempt.transaction_uid && attempt.status === 'incomplete')
+      await endThreeDSecureStep(ctx, attempt.transaction_uid);
+    const resolved = await resolveAttempt(ctx, subject, attempt, {
+      settles: (status) => status === 'successful' || status === 'failed' || status === 'error',
+      abandonWhenMissing: false,
+    });
+    return resolved.kind === 'settled' ? resolved.subject : undefined;
+  } catch (err) {
+    ctx.log.warn(
+      { err, subscription: attempt.subscription_id, period: attempt.period },
+      'could not end the open charge of a cancelled subscription now; billing resolves it',
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -134,7 +229,15 @@ async function recordSent<S>(
   const uid =
     sent.kind === 'answered' ? sent.answer.uid : sent.kind === 'unknown' ? (sent.uid ?? null) : null;
   const event = eventOf(sent, attempt.period, recheckAt);
-  return { subject: await recordAttempt(ctx, subject, attempt, event, uid), outcome: outcomeWord(sent) };
+  // Money a payment took: given back should the attempt have been ended by a cancel meanwhile.
+  const payment =
+    sent.kind === 'answered' && sent.answer.type === 'payment'
+      ? { uid: sent.answer.uid, amount: sent.answer.amount }
+      : undefined;
+  return {
+    subject: await recordAttempt(ctx, subject, attempt, event, uid, payment),
+    outcome: outcomeWord(sent),
+  };
 }
 
 /**

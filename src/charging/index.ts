@@ -17,10 +17,13 @@ export {
 export {
   type AttemptRef,
   type ChargeSubject,
+  endAttempt,
   type Resolution,
   type ResolveOptions,
   recordAttempt,
   recordPlannedAttempt,
+  refundAttempt,
+  refundTrackingId,
   resolveAttempt,
   resumeAttempt,
   type Taken,
@@ -35,9 +38,11 @@ export {
   chargeClaimsInsert,
   chargesRecord,
   claimCharge,
+  endOpenAttempts,
   lockOpenCharge,
   lockPendingAttempts,
   openCharge,
+  reversalsDue,
   touchOpenAttempt,
 } from './repository.js';
 export {

@@ -18,6 +18,14 @@ export interface ChargeRow {
   currency: string;
   status: string;
   transaction_uid: string | null;
+  /**
+   * What becomes of money the attempt takes after its subscription was cancelled: 'due' when the
+   * cancel found it open (a success is refunded at once), 'refunded' once it was (`reversal_uid`).
+   */
+  reversal: 'due' | 'refunded' | null;
+  reversal_uid: string | null;
+  /** The subscription's shop: the row is kept with the shop's other rows (docs/scaling.md). */
+  shop_id: number;
   created_at: Date;
 }
 
@@ -190,7 +198,8 @@ export async function touchOpenAttempt(
 ): Promise<void> {
   await db.query(
     `UPDATE subscription_charges SET updated_at = $4
-     WHERE subscription_id = $1 AND period = $2 AND attempt = $3 AND status IN ('pending', 'unknown')`,
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3
+       AND (status IN ('pending', 'unknown') OR (status = 'incomplete' AND reversal = 'due'))`,
     [a.subscription_id, a.period, a.attempt, at],
   );
 }
@@ -211,4 +220,40 @@ export async function openCharge(db: Queryable, subscriptionId: string): Promise
     [subscriptionId],
   );
   return row;
+}
+
+/**
+ * The cancel of a subscription ends its open attempts (decisions.md, "A cancel ends the open
+ * charge"): marked so that money one of them takes after all is given back at once. In the cancel's
+ * transaction, with the subscription locked; the attempts marked are returned, for the cancel to
+ * end them at the gateway once it committed.
+ */
+export function endOpenAttempts(tx: Tx, subscriptionId: string): Promise<ChargeRow[]> {
+  return tx.query<ChargeRow>(
+    `UPDATE subscription_charges SET reversal = 'due'
+     WHERE subscription_id = $1 AND ${OPEN_CHARGE} RETURNING *`,
+    [subscriptionId],
+  );
+}
+
+/** Successful attempts of cancelled subscriptions whose refund is still due (a crash, a gateway down). */
+export function reversalsDue(db: Queryable, limit: number, shopId?: number): Promise<ChargeRow[]> {
+  return db.query<ChargeRow>(
+    `SELECT * FROM subscription_charges WHERE reversal = 'due' AND status = 'successful'
+       AND ($2::int IS NULL OR shop_id = $2) ORDER BY created_at LIMIT $1`,
+    [limit, shopId ?? null],
+  );
+}
+
+/** The refund of an attempt's payment was made: never made again. */
+export async function recordReversal(
+  db: Queryable,
+  a: { subscription_id: string; period: number; attempt: number },
+  uid: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE subscription_charges SET reversal = 'refunded', reversal_uid = $4
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3 AND reversal = 'due'`,
+    [a.subscription_id, a.period, a.attempt, uid],
+  );
 }

@@ -140,3 +140,44 @@ export async function releaseVerification(ctx: Ctx, answer: TransactionAnswer, s
     );
   }
 }
+
+/**
+ * Ends the open 3-D Secure step of an attempt whose subscription was cancelled: the gateway fails the
+ * transaction ("This payment was cancelled by the shop"), and a page still open for it can no longer
+ * complete it. Resolves with the transaction as the gateway now has it (a step the cardholder ended
+ * first keeps its outcome).
+ */
+export function endThreeDSecureStep(ctx: Ctx, uid: string): Promise<TransactionAnswer | undefined> {
+  return gatewayClient(ctx, { outsideTransaction: true }).endThreeDSecure(uid);
+}
+
+/** Why money taken after a cancel is given back, as the refund says. */
+export const REFUND_REASON = 'The subscription was cancelled before this payment completed';
+
+/**
+ * Refunds a payment taken after its subscription was cancelled, under the attempt's own refund
+ * tracking id and gateway idempotency key: the gateway is asked first, so a refund made by a run
+ * that died before recording it is found, never made twice.
+ */
+export async function refundCharge(
+  ctx: Ctx,
+  payment: { uid: string; amount: number },
+  trackingId: string,
+  idempotencyKey: string,
+): Promise<TransactionAnswer> {
+  const gateway = gatewayClient(ctx, { outsideTransaction: true });
+  const earlier = (await gateway.queryByTrackingId(trackingId)).find(
+    (t) => t.type === 'refund' && t.status === 'successful',
+  );
+  if (earlier) return earlier;
+  return gateway.refund(
+    {
+      parent_uid: payment.uid,
+      amount: payment.amount,
+      reason: REFUND_REASON,
+      tracking_id: trackingId,
+      duplicate_check: false,
+    },
+    { idempotencyKey },
+  );
+}

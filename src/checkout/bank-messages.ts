@@ -13,6 +13,7 @@ const RU: Record<string, string> = {
   [AcquirerMsg.insufficientFunds]: 'недостаточно средств на карте',
   [AcquirerMsg.providerError]: 'ошибка на стороне платёжной системы; попробуйте позже',
   [AcquirerMsg.threeDsFailed]: 'проверка 3-D Secure не пройдена',
+  [AcquirerMsg.cancelledByShop]: 'магазин отменил этот платёж',
   [AcquirerMsg.creditDeclined]: 'банк отклонил зачисление',
   [AcquirerMsg.expired]: 'срок действия карты истёк',
   [ChargeMsg.avsCvcRejected]: 'платёж отклонён проверкой адреса или CVC',

@@ -18,6 +18,8 @@ export const AcquirerMsg = {
   insufficientFunds: 'Insufficient funds',
   providerError: 'Provider system error. Contact the payment service provider for details.',
   threeDsFailed: '3-D Secure authentication failed',
+  /** The shop ended the step (it cancelled the subscription the charge was for). */
+  cancelledByShop: 'This payment was cancelled by the shop',
   creditDeclined: 'Credit was declined',
   expired: 'Date is expired',
 } as const;

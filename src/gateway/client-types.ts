@@ -29,6 +29,13 @@ export interface GatewayClient {
   credit(request: CreditRequest, options?: SendOptions): Promise<TransactionAnswer>;
   /** `POST /credit_cards`: a new token for a full card, or new holder/expiry for an existing token. */
   tokenize(request: TokenizeRequest, options?: SendOptions): Promise<CardRecord>;
+  /**
+   * Ends the open 3-D Secure step of the shop's transaction `uid` for the shop (`POST
+   * /process/{uid}/return` with `outcome: cancelled`): the transaction fails, saying the shop
+   * cancelled it, and a page still open for it can no longer complete it. A step that ended already
+   * is left as it is. Resolves with the transaction as it now is; undefined when the shop has none.
+   */
+  endThreeDSecure(uid: string): Promise<TransactionAnswer | undefined>;
   /** `GET /transactions/{uid}`; undefined when the shop has no such transaction. */
   query(uid: string): Promise<TransactionAnswer | undefined>;
   /** `GET /v2/transactions/tracking_id/{id}`: the 10 newest matches, newest first; empty when none. */

@@ -15,6 +15,8 @@ import type {
 } from './client-types.js';
 import { HttpGatewayClient } from './http-client.js';
 import { getTransaction, transactionsByTrackingId } from './query.js';
+import { threeDSecureStep, UID } from './three-ds.js';
+import { finishThreeDSecureStep } from './three-ds-finish.js';
 import { tokenize } from './tokenize.js';
 
 export type { CardRecord } from '../cards/index.js';
@@ -76,6 +78,12 @@ export class InProcessGatewayClient implements GatewayClient {
   }
   queryByTrackingId(trackingId: string) {
     return transactionsByTrackingId(this.ctx, trackingId);
+  }
+  async endThreeDSecure(uid: string) {
+    const step = UID.test(uid) ? await threeDSecureStep(this.ctx, uid) : undefined;
+    if (!step || step.shopId !== this.ctx.shop.id) return undefined;
+    await finishThreeDSecureStep(this.ctx, step, 'cancelled', undefined);
+    return this.query(uid);
   }
 }
 

@@ -148,6 +148,13 @@ export class HttpGatewayClient implements GatewayClient {
     return this.#transactionOf(answer, null);
   }
 
+  async endThreeDSecure(uid: string): Promise<TransactionAnswer | undefined> {
+    const path = `/process/${encodeURIComponent(uid)}/return`;
+    const answer = await this.#call('POST', path, { outcome: 'cancelled' }, null);
+    if (answer.status === 404 && this.#isGatewayError(answer)) return undefined;
+    return this.#transactionOf(answer, null);
+  }
+
   async queryByTrackingId(trackingId: string): Promise<TransactionAnswer[]> {
     const path = `/v2/transactions/tracking_id/${encodeURIComponent(trackingId)}`;
     const answer = await this.#call('GET', path, undefined, trackingId);

@@ -79,7 +79,13 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
     return sendPage(
       reply,
       200,
-      <ResultPage lang={lang} successful={step.status === 'successful'} p={view} back={back} />,
+      <ResultPage
+        lang={lang}
+        successful={step.status === 'successful'}
+        cancelled={step.cancelledByShop}
+        p={view}
+        back={back}
+      />,
     );
   }
   // The form's answer redirects to the shop: browsers check that redirect against this page's form-action.
@@ -106,10 +112,17 @@ async function complete(request: FastifyRequest, reply: FastifyReply, after: Aft
     allowFormTargets(reply, [target]);
     return reply.code(303).header('cache-control', 'no-store').redirect(target, 303);
   }
+  const cancelled = (await threeDSecureStep(services, uid))?.cancelledByShop ?? false;
   return sendPage(
     reply,
     200,
-    <ResultPage lang={lang} successful={status === 'successful'} p={view} back={null} />,
+    <ResultPage
+      lang={lang}
+      successful={status === 'successful'}
+      cancelled={cancelled}
+      p={view}
+      back={null}
+    />,
   );
 }
 

@@ -1,7 +1,12 @@
 import type { Services } from '../context.js';
 import { ApiError } from '../core/errors.js';
 import type { TransactionStatus } from '../ledger/index.js';
-import { completeThreeDSecure, type ThreeDSecureStep, threeDSecureStep } from './three-ds.js';
+import {
+  completeThreeDSecure,
+  type ThreeDSecureStep,
+  type ThreeDsOutcome,
+  threeDSecureStep,
+} from './three-ds.js';
 
 /**
  * What follows a finished 3-D Secure step outside the gateway: the composition root hands in the
@@ -18,7 +23,8 @@ export interface ThreeDsRouteOptions {
  * Finishes the cardholder's 3-D Secure step with their answer, for the page the browser posts to and
  * for the shop's server posting the answer back (`/process/{uid}/return`) alike:
  *
- * - a frictionless step always completes as passed: the card, not the cardholder, decides;
+ * - a frictionless step always completes as passed: the card, not the cardholder, decides; the
+ *   shop ending the step (`cancelled`: its subscription was cancelled) fails it whatever the card;
  * - a step already finished (a double click, a retried request) changes nothing: the answer is the
  *   status the first one left;
  * - then `after` settles the subscription whose charge it was. Should that fail, the payment's
@@ -27,13 +33,14 @@ export interface ThreeDsRouteOptions {
 export async function finishThreeDSecureStep(
   services: Services,
   step: ThreeDSecureStep,
-  outcome: 'passed' | 'failed',
+  outcome: ThreeDsOutcome,
   after: AfterThreeDs | undefined,
 ): Promise<TransactionStatus> {
   let status = step.status;
   if (status === 'incomplete') {
     try {
-      const chosen = step.flow === 'frictionless' ? 'passed' : outcome;
+      // The shop's end of a step stands whatever the card; otherwise a frictionless card decides.
+      const chosen = step.flow === 'frictionless' && outcome !== 'cancelled' ? 'passed' : outcome;
       status = (await completeThreeDSecure(services, step.uid, chosen)).transaction.status;
     } catch (err) {
       // Another request completed it first.

@@ -108,16 +108,19 @@ export function FrictionlessPage({ lang, p, token }: { lang: PageLang; p: Paymen
 export function ResultPage(props: {
   lang: PageLang;
   successful: boolean;
+  /** The shop ended the step: the page says so rather than blaming the bank. */
+  cancelled?: boolean;
   p: PaymentView;
   back: string | null;
 }) {
-  const { lang, successful, p, back } = props;
+  const { lang, successful, cancelled, p, back } = props;
   const t = threeDsTexts(lang);
-  const title = successful ? t.successTitle : t.failedTitle;
+  const title = successful ? t.successTitle : cancelled ? t.cancelledTitle : t.failedTitle;
+  const text = successful ? t.successText : cancelled ? t.cancelledText : t.failedText;
   return (
     <StepPage lang={lang} title={title} p={p}>
       <h1 class={successful ? 'ok' : 'bad'}>{title}</h1>
-      <p>{successful ? t.successText : t.failedText}</p>
+      <p>{text}</p>
       <PaymentDetails t={t} p={p} />
       {back && (
         <div class="actions">

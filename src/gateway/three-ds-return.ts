@@ -9,7 +9,7 @@ import { Nullable } from '../http/schemas.js';
 import { gatewayErrorBody } from './error-body.js';
 import { getTransaction } from './query.js';
 import { gatewayErrors, TransactionEnvelope } from './schemas.js';
-import { threeDSecureStep, UID } from './three-ds.js';
+import { type ThreeDsOutcome, threeDSecureStep, UID } from './three-ds.js';
 import { finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-finish.js';
 
 /**
@@ -19,7 +19,7 @@ import { finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-fin
  * on: the caller is a program that reads `status`.
  */
 
-const OUTCOMES = ['passed', 'failed'] as const;
+const OUTCOMES = ['passed', 'failed', 'cancelled'] as const;
 
 /** Neither an outcome nor a PaRes: the outcome is what is missing. */
 function someAnswer(body: Record<string, unknown>, check: RuleCheck): void {
@@ -40,7 +40,8 @@ const ReturnBody = enforced(
         Nullable(
           Type.Enum(OUTCOMES, {
             type: 'string',
-            description: 'The challenge passed or failed; a frictionless card decides by itself',
+            description:
+              "The challenge passed or failed; a frictionless card decides by itself. `cancelled`: the shop ends the step (the transaction fails with 'This payment was cancelled by the shop')",
           }),
         ),
       ),
@@ -55,11 +56,11 @@ const ReturnBody = enforced(
   ),
 );
 
-function outcomeOf(body: unknown): 'passed' | 'failed' {
+function outcomeOf(body: unknown): ThreeDsOutcome {
   const errors = new ErrorCollector();
   if (!checkBody(ReturnBody, body, errors)) errors.throwIfAny();
   const { outcome } = body as Record<string, unknown>;
-  return outcome === 'failed' ? 'failed' : 'passed';
+  return outcome === 'failed' || outcome === 'cancelled' ? outcome : 'passed';
 }
 
 async function stepOf(ctx: Ctx, uid: string) {

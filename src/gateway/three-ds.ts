@@ -25,6 +25,8 @@ export interface ThreeDSecureStep {
   type: GatewayType;
   /** Only `incomplete` transactions wait for the cardholder; any other status is final already. */
   status: TransactionRow['status'];
+  /** Whether the shop ended the step (it cancelled the subscription the payment was for). */
+  cancelledByShop: boolean;
   flow: ThreeDsFlow;
   amount: number;
   currency: string;
@@ -61,6 +63,7 @@ export async function threeDSecureStep(
     shopId: row.shop_id,
     type: row.type as GatewayType,
     status: row.status,
+    cancelledByShop: row.status === 'failed' && row.message === AcquirerMsg.cancelledByShop,
     flow: plan.flow,
     amount: row.amount,
     currency: row.currency,
@@ -82,17 +85,21 @@ export const ThreeDsMsg = {
   notWaiting: (status: string) => `Transaction is not waiting for 3-D Secure authentication: it is ${status}`,
 } as const;
 
+/** How a 3-D Secure step ends: the cardholder's answer, or the shop ending it (`cancelled`). */
+export type ThreeDsOutcome = 'passed' | 'failed' | 'cancelled';
+
 /**
  * Finishes the 3-D Secure step of an incomplete payment or authorization. `passed`: the cardholder
  * went through it, and the card's own authentication result applies (successful for Y and A, failed
- * for U, R, N); `failed`: the cardholder failed or abandoned the challenge, the transaction fails.
+ * for U, R, N); `failed`: the cardholder failed or abandoned the challenge, the transaction fails;
+ * `cancelled`: the shop ended it (its subscription was cancelled), the transaction fails saying so.
  * The new status is announced in the same transaction. Unknown uid: 404; a transaction not (or no
  * longer) waiting: 409, nothing changes and nothing is announced.
  */
 export async function completeThreeDSecure(
   services: GatewayServices,
   uid: string,
-  outcome: 'passed' | 'failed',
+  outcome: ThreeDsOutcome,
 ): Promise<ThreeDSecureResult> {
   const now = services.clock.now();
   const row = await services.db.tx(async (tx) => {
@@ -102,9 +109,14 @@ export async function completeThreeDSecure(
     if (locked.status !== 'incomplete') throw ApiError.base('conflict', ThreeDsMsg.notWaiting(locked.status));
     const type = locked.type as GatewayType;
     const brand = (locked.card as CardRecord | null)?.brand ?? 'unknown';
-    const { successful, verification } = finishAuthentication(plan.authentication, outcome, brand);
+    const cancelled = outcome === 'cancelled';
+    const { successful, verification } = finishAuthentication(
+      plan.authentication,
+      cancelled ? 'failed' : outcome,
+      brand,
+    );
     const threeDSecure = verification as unknown as Record<string, unknown>;
-    if (successful) {
+    if (successful && !cancelled) {
       return changeAnnounced(
         tx,
         uid,
@@ -124,9 +136,16 @@ export async function completeThreeDSecure(
       uid,
       {
         status: 'failed',
-        message: AcquirerMsg.threeDsFailed,
+        message: cancelled ? AcquirerMsg.cancelledByShop : AcquirerMsg.threeDsFailed,
         threeDSecure,
-        details: { section: sectionFor(type, 'failed', AcquirerMsg.threeDsFailed, false) },
+        details: {
+          section: sectionFor(
+            type,
+            'failed',
+            cancelled ? AcquirerMsg.cancelledByShop : AcquirerMsg.threeDsFailed,
+            false,
+          ),
+        },
       },
       now,
       services.config.gatewayUrl,

@@ -168,6 +168,9 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/subscriptions/:id/cancel',
     {
+      // A keyed cancel holds no transaction across the gateway calls that settle and end its open
+      // charge: its commit records the key's point, and a retry answers the subscription as it is.
+      config: { idempotency: 'phased', rebuildsFinished: true },
       schema: {
         tags,
         summary: 'Cancel a subscription',

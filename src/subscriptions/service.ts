@@ -4,6 +4,8 @@ import {
   answeredChargeInsert,
   cardRequest,
   claimCharge,
+  endAttempt,
+  endOpenAttempts,
   firstChargeRequest,
   openCharge,
   planCharge,
@@ -44,6 +46,7 @@ import {
   newSubscriptionRow,
   subscriptionEventsInsert,
 } from './state.js';
+import { subscriptionSubject } from './subject.js';
 import { type SubscriptionEvent, transition } from './transitions.js';
 import { type Subscription, toSubscription } from './view.js';
 
@@ -294,7 +297,16 @@ function cvcOf(body: Record<string, unknown>): string | undefined {
   return typeof cvc === 'string' || typeof cvc === 'number' ? String(cvc) : undefined;
 }
 
-/** Cancels on the shop's request; a subscription already ended is a clear 422, not a second cancel. */
+/**
+ * Cancels on the shop's request; a subscription already ended is a clear 422, not a second cancel.
+ * A cancel ends the open charge (decisions.md): an attempt still open when the cancel commits is
+ * ended at the gateway afterwards (a 3-D Secure page open for it can no longer complete it), and
+ * money it takes after all is refunded at once (charging: endAttempt, recordAttempt).
+ *
+ * No transaction is open across a gateway call, also for a keyed request (the route is phased): the
+ * cancel's commit records the key's point 'finished', and a retry after a crash answers with the
+ * subscription as it is.
+ */
 export async function cancelSubscription(
   ctx: Ctx,
   id: string,
@@ -304,16 +316,21 @@ export async function cancelSubscription(
   checkBody(CancelInput, body, errors);
   errors.throwIfAny();
   const reason = body.cancel_reason as string;
-  // A charge still open may have been made already (its billing process died before recording it):
-  // it is settled first, as a read would, since billing looks at a cancelled subscription no more.
-  // A gateway that cannot answer now leaves the charge open as before: it never stops a cancel.
   const current = await findSubscription(ctx.db, ctx.shop.id, id);
+  if (ctx.keyed && ctx.keyed.point !== 'started') {
+    // The first run of this key committed its cancel: the answer is the subscription as it is.
+    if (!current) throw ApiError.notFound();
+    return viewOf(ctx, current);
+  }
+  // A charge still open may have been made already (its billing process died before recording it):
+  // it is settled first, as a read would: money taken before the cancel pays for its period. A
+  // gateway that cannot answer now leaves the charge open, to be ended below: it never stops a cancel.
   if (current && !current.cancelled_at) {
     await settleOpenCharge(ctx, current).catch((err: unknown) => {
       ctx.log.warn({ err, subscription: id }, 'could not settle the open charge before cancelling');
     });
   }
-  const row = await ctx.db.tx(async (tx) => {
+  const { row, ended } = await ctx.db.tx(async (tx) => {
     const sub = await lockSubscription(tx, ctx.shop.id, id);
     if (!sub) throw ApiError.notFound();
     if (sub.cancelled_at) {
@@ -328,7 +345,15 @@ export async function cancelSubscription(
     await closeCheckoutsOf(tx, id, now);
     const plan = await findPlanOfShop(ctx, sub.plan_id, tx);
     const t = transition(sub, plan, { kind: 'canceled', reason }, now, rulesFor(ctx.shop));
-    return applyTransition(tx, sub, plan, t, now);
+    const cancelled = await applyTransition(tx, sub, plan, t, now);
+    const open = await endOpenAttempts(tx, id);
+    if (ctx.keyed) await tx.query(ctx.keyed.advance('finished', { subscription: id }));
+    return { row: cancelled, ended: open };
   });
-  return viewOf(ctx, row);
+  let after = row;
+  for (const attempt of ended) {
+    const settled = await endAttempt(ctx, subscriptionSubject(ctx, id), attempt);
+    if (settled) after = settled;
+  }
+  return viewOf(ctx, after);
 }

@@ -369,7 +369,8 @@ function late(
   chargeStatus: string,
 ): Transition {
   const last = a.last ? { last_transaction: a.last } : {};
-  if (a.outcome !== 'successful' || a.period === TRIAL_PERIOD) return none(chargeStatus, last);
+  // A payment refunded because the cancel came first (charging: recordAttempt) pays for nothing.
+  if (a.outcome !== 'successful' || a.period === TRIAL_PERIOD || a.reversed) return none(chargeStatus, last);
   return none(chargeStatus, {
     ...last,
     paid_billing_cycles: Math.max(sub.paid_billing_cycles, a.period),

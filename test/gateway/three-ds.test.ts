@@ -84,6 +84,7 @@ describe('3-D Secure completion (the verbs behind /process/{uid})', () => {
       shopId: g.shop.shop.id,
       type: 'payment',
       status: 'incomplete',
+      cancelledByShop: false,
       flow: 'challenge',
       amount: 1999,
       currency: 'EUR',

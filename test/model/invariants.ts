@@ -81,6 +81,18 @@ const MONEY = `
     AND NOT EXISTS (SELECT 1 FROM transactions v WHERE v.shop_id = $1 AND v.parent_uid = p.uid
       AND v.type = 'void' AND v.status = 'successful')
   UNION ALL
+  SELECT 'a.refund', c.subscription_id, 'attempt ' || ${attemptName('c')} || ' (' || c.status || ', reversal '
+    || COALESCE(c.reversal, 'none') || ') has ' || (SELECT count(*) FROM transactions r WHERE r.shop_id = $1
+      AND r.parent_uid = c.transaction_uid AND r.type = 'refund' AND r.status = 'successful') || ' refunds'
+  FROM c WHERE c.transaction_uid IS NOT NULL AND (
+    -- A payment that pays for a period, or that failed, is never refunded by Kopek itself; one
+    -- taken after its subscription's cancel is refunded once, in full, as recorded.
+    (SELECT count(*) FROM transactions r WHERE r.shop_id = $1 AND r.parent_uid = c.transaction_uid
+      AND r.type = 'refund' AND r.status = 'successful')
+      <> CASE WHEN c.reversal = 'refunded' THEN 1 ELSE 0 END
+    OR c.reversal = 'refunded' AND NOT EXISTS (SELECT 1 FROM transactions r WHERE r.uid = c.reversal_uid
+      AND r.parent_uid = c.transaction_uid AND r.type = 'refund' AND r.status = 'successful' AND r.amount = c.amount))
+  UNION ALL
   SELECT 'a.payment_without_claim', p.sub, 'payment ' || p.tracking_id || ' (' || p.status || ') has no attempt'
   FROM pay p JOIN s ON s.id = p.sub WHERE NOT EXISTS (
     SELECT 1 FROM c WHERE c.subscription_id = p.sub AND c.period = p.period AND c.attempt = p.attempt)`;
@@ -113,8 +125,11 @@ const STATE_CTES = `
   agg AS (
     SELECT s.id, s.state, s.cancelled_at, s.paid_billing_cycles AS paid,
       s.number_failed_payment_attempts AS fails, s.attempts_allowed, s.last_transaction,
-      (SELECT max(period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1) AS max_paid,
-      (SELECT count(DISTINCT period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1) AS n_paid,
+      -- A payment refunded because its subscription's cancel came first pays for no period.
+      (SELECT max(period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1
+        AND c.reversal IS NULL) AS max_paid,
+      (SELECT count(DISTINCT period) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1
+        AND c.reversal IS NULL) AS n_paid,
       -- A successful charge before: money taken (a card verification's authorization, released at
       -- once, takes none: a free trial's first payment is still its first).
       EXISTS (SELECT 1 FROM c WHERE c.subscription_id = s.id AND c.status = 'successful'
@@ -199,7 +214,7 @@ const EVENTS_CTES = `
       (SELECT count(*) FROM ev WHERE ev.sub = s.id AND ev.event = 'activated.subscription') AS activated,
       (SELECT count(*) FROM ev WHERE ev.sub = s.id AND ev.event = 'renewed.subscription') AS renewed,
       (SELECT count(*) FROM c WHERE c.subscription_id = s.id AND c.status = 'successful' AND c.period >= 1
-        AND (s.cancelled_at IS NULL OR c.updated_at <= s.cancelled_at)) AS paid_before_end,
+        AND c.reversal IS NULL AND (s.cancelled_at IS NULL OR c.updated_at <= s.cancelled_at)) AS paid_before_end,
       (SELECT ev.event FROM ev WHERE ev.sub = s.id AND ev.n = 1) AS first_event,
       (SELECT ev.state FROM ev WHERE ev.sub = s.id AND ev.back = 1) AS announced
     FROM s
@@ -236,7 +251,11 @@ const SETTLED = `WITH ${BASE}
     || c.status || ' on a ' || s.state || ' subscription; the gateway has '
     || COALESCE((SELECT string_agg(p.status, ', ') FROM pay p
        WHERE p.sub = c.subscription_id AND p.period = c.period AND p.attempt = c.attempt), 'no payment') AS v
-  FROM c JOIN s ON s.id = c.subscription_id WHERE c.status IN ('pending', 'unknown') AND c.created_at <= $2`;
+  FROM c JOIN s ON s.id = c.subscription_id WHERE c.status IN ('pending', 'unknown') AND c.created_at <= $2
+  UNION ALL
+  SELECT 'e.refund_left_due', c.subscription_id, 'attempt ' || ${attemptName('c')} || ' took money after its cancel'
+    || ' and is not refunded'
+  FROM c WHERE c.status = 'successful' AND c.reversal = 'due' AND c.created_at <= $2`;
 
 /** (a) to (d) as one query: planned once, the shop's rows read once. */
 export const INVARIANTS = `WITH ${BASE}, ${STATE_CTES}, ${EVENTS_CTES}

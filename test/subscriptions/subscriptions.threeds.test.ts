@@ -126,25 +126,26 @@ describe('subscriptions: 3-D Secure', () => {
     });
   });
 
-  it('a subscription cancelled while waiting stays cancelled, but shows the charge the cardholder made', async () => {
+  it('a subscription cancelled while waiting ends the step: the cardholder can no longer pay', async () => {
     const { s, sub, uid } = await waiting();
     const cancelled = await s.api.post(`/subscriptions/${sub.id}/cancel`, {
       cancel_reason: 'Changed my mind',
     });
-    expect(cancelled.body).toMatchObject({ state: 'canceled', transaction: { uid, status: 'incomplete' } });
-    await completeThreeDSecure(s.h, uid, 'passed');
+    const ended = { uid, status: 'failed', message: 'This payment was cancelled by the shop' };
+    expect(cancelled.body).toMatchObject({ state: 'canceled', paid_billing_cycles: 0, transaction: ended });
+    await expect(completeThreeDSecure(s.h, uid, 'passed')).rejects.toMatchObject({ code: 'conflict' });
     await settleSubscriptionOfTransaction(services(s), uid);
     const res = await s.api.get(`/subscriptions/${sub.id}`);
     expect(res.body).toMatchObject({
       state: 'canceled',
       renew_at: null,
-      // The cardholder paid for the first month after all: it counts, but nothing renews.
-      paid_billing_cycles: 1,
-      active_to: addMonthsIso(sub.created_at, 1),
+      paid_billing_cycles: 0,
+      active_to: null,
       cancel_reason: 'Changed my mind',
-      last_transaction: { uid, status: 'successful' },
-      transaction: { uid, status: 'successful' },
+      last_transaction: ended,
+      transaction: ended,
     });
+    expect((await paymentsOf(s.h, s.shop)).map((p) => p.status)).toEqual(['failed']);
   });
 
   it('ignores transactions that belong to no subscription', async () => {

@@ -189,6 +189,36 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
   if (sub.state === 'processing' || sub.state === 'trial_processing' || sub.state === 'redirecting') {
     return { lang, test, tone: 'wait', title: t.pendingTitle, lines: [t.pendingText], refreshUrl: selfUrl };
   }
+  if (sub.state === 'canceled') {
+    // Cancelled by the shop (a failed charge ends in `failed` or `error`): never "declined", and a
+    // payment that went through after the cancel is said to be refunded (charging: recordAttempt).
+    if (sub.paid_billing_cycles > 0) {
+      const until = sub.active_to ? shopDate(sub.active_to, tz, lang) : null;
+      return {
+        lang,
+        test,
+        tone: 'bad',
+        title: t.subscriptionCancelledTitle,
+        lines: [t.subscriptionCancelledText],
+        details: [
+          [t.plan, plan.title],
+          ...(cardRow ? [cardRow] : []),
+          ...(until ? [[t.activeUntil, until] as [string, string]] : []),
+        ],
+        continueUrl: back,
+      };
+    }
+    const refunded = last?.status === 'successful';
+    return {
+      lang,
+      test,
+      tone: 'bad',
+      title: t.cancelledTitle,
+      lines: refunded ? [t.cancelledText, t.cancelledRefundedText] : [t.cancelledText],
+      ...(cardRow ? { details: [cardRow] } : {}),
+      continueUrl: back,
+    };
+  }
   const message = last?.message ?? sub.cancel_reason ?? '';
   return {
     lang,
