@@ -80,7 +80,10 @@ export const threeDSecureReturnRoutes: FastifyPluginAsyncTypebox<ThreeDsRouteOpt
   app.post(
     '/process/:uid/return',
     {
-      config: { errorEnvelope: gatewayErrorBody },
+      // Another Kopek deployment ends a step with its GATEWAY_TOKEN credential (a cancel ends the
+      // open charge: charging/send.ts). Phased when keyed: no transaction is held across the
+      // settling of the subscription, which may ask a remote gateway; a retry finishes nothing twice.
+      config: { errorEnvelope: gatewayErrorBody, serviceCredential: true, idempotency: 'phased' },
       schema: {
         tags: ['gateway'],
         summary: "Finish a 3-D Secure step with the cardholder's answer, from the shop's server",
