@@ -1,107 +1,20 @@
-import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, it, vi } from 'vitest';
-import { type Harness, harness, withClock } from '../harness.js';
+import { describe, it } from 'vitest';
 import {
   Advance,
+  BillNow,
   Cancel,
   Create,
-  commandArbitraries,
   FinishThreeDs,
   KillBilling,
-  type Model,
-  type Real,
   Restart,
-  settleHistory,
+  SetZone,
 } from './commands.js';
-import { installInvariants, removeInvariants } from './invariants.js';
-import { KNOWN_BUGS, type KnownBug } from './known-bugs.js';
-import { World } from './world.js';
+import { describeHistories, runHistory, useHistoryStore } from './property.js';
 
-/**
- * A proof by random histories. fast-check draws sequences of what can happen to a shop's
- * subscriptions (created by card, by token or on the hosted page, with cards that approve, decline,
- * err, time out, or ask for 3-D Secure that is passed or failed; the test clock advanced; the next
- * charge switched to another card; cancelled; read; a billing process killed mid-run and another
- * started) and after every step asks the store whether the invariants hold (invariants.ts): at most
- * one successful charge per subscription and period, no charge after cancellation, state and charges
- * agreeing, every state change announced in order. A failing history shrinks to a minimal one, printed
- * with its seed and path.
- *
- * KOPEK_MODEL_RUNS=N runs N histories (default 50); KOPEK_MODEL_COMMANDS=N allows up to N commands
- * each (default 12); KOPEK_MODEL_SEED and KOPEK_MODEL_PATH replay a reported failure;
- * KOPEK_MODEL_STRICT=1 tolerates not even the known bugs (known-bugs.ts), to see them found again.
- */
+/** Random billing histories (property.ts), and the minimal histories of every bug they found. */
 
-const REAL_NOW = '2026-01-15T10:00:00.000Z';
-
-function positiveEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number from 1, not ${raw}`);
-  return n;
-}
-
-function integerEnv(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number, not ${raw}`);
-  return n;
-}
-
-const RUNS = positiveEnv('KOPEK_MODEL_RUNS', 50);
-const COMMANDS = positiveEnv('KOPEK_MODEL_COMMANDS', 12);
-const SEED = integerEnv('KOPEK_MODEL_SEED');
-const PATH = process.env.KOPEK_MODEL_PATH || undefined;
-const TOLERATED = process.env.KOPEK_MODEL_STRICT === '1' ? [] : KNOWN_BUGS;
-
-let h: Harness;
-
-beforeAll(async () => {
-  h = await harness();
-  await installInvariants(h.db);
-});
-
-afterAll(async () => {
-  await removeInvariants(h.db);
-});
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-/**
- * One history: a fresh shop (3-D Secure on or off), the commands in order with the invariants after
- * each, and at the end the leases run out.
- */
-async function runHistory(
-  threeDs: boolean,
-  cmds: Iterable<fc.AsyncCommand<Model, Real>>,
-  bugs: readonly KnownBug[],
-) {
-  const real: Real = { world: await World.open(h, threeDs), bugs };
-  await withClock(h, REAL_NOW, async () => {
-    await fc.asyncModelRun(() => ({ model: { subs: 0 }, real }), cmds);
-    await settleHistory(real);
-  });
-}
-
-const history = fc.tuple(fc.boolean(), fc.commands(commandArbitraries, { maxCommands: COMMANDS }));
-
-describe('billing histories', () => {
-  it(
-    `keep every invariant after every step (${RUNS} histories of up to ${COMMANDS} commands)`,
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(history, ([threeDs, cmds]) => runHistory(threeDs, cmds, TOLERATED)),
-        { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}), ...(PATH ? { path: PATH } : {}) },
-      );
-      // A larger run asked for by the environment gets the time it needs.
-    },
-    Math.max(120_000, RUNS * COMMANDS * 1_000),
-  );
-});
+useHistoryStore();
+describeHistories('1 of 3');
 
 /**
  * Bugs the random histories found and that are fixed: their minimal histories keep every invariant,
@@ -177,6 +90,67 @@ describe('fixed bugs, replayed', () => {
     runHistory(
       true,
       [new Create({ path: 'card', card: 'firstThenDeclined' }, 'freeTrial'), new Advance('P8D')],
+      [],
+    ));
+
+  it('a shop that moves from Asia/Tokyo to UTC charges no period twice (issue 38, case 1)', () =>
+    runHistory(
+      { threeDs: false, zone: 'Asia/Tokyo' },
+      [
+        // Jan 31 15:30 UTC: Feb 1 in Tokyo.
+        new Advance('P16DT5H30M'),
+        new Create({ path: 'card', card: 'approved' }, 'monthly'),
+        new SetZone('UTC'),
+        new Advance('P1M'),
+        new Advance('P1M'),
+        new Advance('P1M'),
+      ],
+      [],
+    ));
+
+  it('a shop that moves from UTC to Europe/Minsk skips no month (issue 38, case 2)', () =>
+    runHistory(
+      { threeDs: false, zone: 'UTC' },
+      [
+        // Jan 31 22:30 UTC: Feb 1 in Minsk.
+        new Advance('P16DT12H30M'),
+        new Create({ path: 'card', card: 'approved' }, 'monthly'),
+        new Advance('P1M'),
+        new SetZone('Europe/Minsk'),
+        new Advance('P1M'),
+        new Advance('P1M'),
+        new Advance('P1M'),
+      ],
+      [],
+    ));
+
+  it('no renewal is charged inside quiet hours (issue 38, case 3)', () =>
+    runHistory(
+      { threeDs: false, zone: 'UTC', quiet: 'night' },
+      [
+        new Advance('PT13H'),
+        new Create({ path: 'card', card: 'approved' }, 'daily'),
+        new Advance('P3D'),
+        new BillNow(),
+      ],
+      [],
+    ));
+
+  it('a cancel while the 3-D Secure step is open keeps no money (issue 38, case 4)', () =>
+    runHistory(
+      true,
+      [
+        new Create({ path: 'page', card: 'challenge' }, 'monthly'),
+        new Cancel(0),
+        new FinishThreeDs(0, 'passed'),
+      ],
+      [],
+    ));
+
+  it('a cancel while the outcome is unknown keeps no money (issue 38, case 4)', () =>
+    runHistory(
+      false,
+      [new Create({ path: 'card', card: 'timeout' }, 'monthly'), new Cancel(0, true), new Restart()],
       [],
     ));
 });

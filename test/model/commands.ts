@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { leftOpen, type Violation, violations } from './invariants.js';
 import { type KnownBug, unexplained } from './known-bugs.js';
-import type { CardKind, KillPoint, NextCharge, PlanKind, World } from './world.js';
+import {
+  type CardKind,
+  type KillPoint,
+  type NextCharge,
+  type PlanKind,
+  type World,
+  ZONES,
+  type Zone,
+} from './world.js';
 
 /**
  * The commands of a random history: what can happen to a shop's subscriptions. Each runs against the
@@ -41,7 +49,10 @@ async function step(r: Real, name: string, act: (w: World) => Promise<unknown>):
   // Real time moves a millisecond a step, so an instant tells which step came first.
   r.world.h.clock.advance(1);
   await act(r.world);
-  await expectNone(r, name, await violations(r.world.h.db, r.world.shopId));
+  await expectNone(r, name, [
+    ...(await violations(r.world.h.db, r.world.shopId)),
+    ...(await r.world.paidInQuietHours()).map((q) => ({ check: 'f.quiet_hours', ...q })),
+  ]);
 }
 
 /**
@@ -117,11 +128,65 @@ export class FinishThreeDs extends OnSub {
 }
 
 export class Cancel extends OnSub {
+  constructor(
+    pick: number,
+    readonly keyed = false,
+  ) {
+    super(pick);
+  }
   run(_m: Model, r: Real) {
-    return step(r, this.toString(), (w) => w.cancel(this.pick));
+    return step(r, this.toString(), (w) => w.cancel(this.pick, this.keyed));
   }
   toString() {
-    return `Cancel(#${this.pick})`;
+    return this.keyed ? `CancelKeyed(#${this.pick})` : `Cancel(#${this.pick})`;
+  }
+}
+
+/** A keyed create, retried with the same key at once or while the first still runs. */
+export class CreateKeyed extends Base {
+  constructor(
+    readonly plan: PlanKind,
+    readonly card: CardKind,
+    readonly concurrent: boolean,
+  ) {
+    super();
+  }
+  async run(m: Model, r: Real) {
+    await step(r, this.toString(), (w) => w.createKeyed(this.plan, this.card, this.concurrent));
+    m.subs++;
+  }
+  toString() {
+    return `CreateKeyed(${this.plan}, ${this.card}${this.concurrent ? ', concurrent' : ''})`;
+  }
+}
+
+/** Several creates by card at the same moment. */
+export class CreateConcurrently extends Base {
+  constructor(
+    readonly plan: PlanKind,
+    readonly cards: readonly CardKind[],
+  ) {
+    super();
+  }
+  async run(m: Model, r: Real) {
+    await step(r, this.toString(), (w) => w.createConcurrently(this.plan, this.cards));
+    m.subs += this.cards.length;
+  }
+  toString() {
+    return `CreateConcurrently(${this.plan}, ${this.cards.join(' ')})`;
+  }
+}
+
+/** The shop changes its time zone. */
+export class SetZone extends Base {
+  constructor(readonly zone: Zone) {
+    super();
+  }
+  run(_m: Model, r: Real) {
+    return step(r, this.toString(), (w) => w.setZone(this.zone));
+  }
+  toString() {
+    return `SetZone(${this.zone})`;
   }
 }
 
@@ -219,6 +284,14 @@ export const commandArbitraries: fc.Arbitrary<Cmd>[] = [
   fc.constantFrom('PT1H', 'P1D', 'P1M').map((by) => new Advance(by)),
   fc.constant(new BillNow()),
   pick.map((p) => new Cancel(p)),
+  pick.map((p) => new Cancel(p, true)),
+  fc
+    .tuple(planKind, cardKind, fc.boolean())
+    .map(([plan, card, concurrent]) => new CreateKeyed(plan, card, concurrent)),
+  fc
+    .tuple(planKind, fc.array(cardKind, { minLength: 2, maxLength: 4 }))
+    .map(([plan, cards]) => new CreateConcurrently(plan, cards)),
+  fc.constantFrom<Zone>(...ZONES).map((z) => new SetZone(z)),
   pick.map((p) => new Read(p)),
   fc
     .tuple(pick, fc.constantFrom<'passed' | 'failed'>('passed', 'failed'))

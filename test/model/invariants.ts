@@ -105,7 +105,17 @@ const AFTER_CANCEL = `
   UNION ALL
   SELECT 'b.charged_after_cancel', p.sub, 'payment ' || p.tracking_id || ' (' || p.status || ') at '
     || p.created_at::text || ', cancelled at ' || s.cancelled_at::text
-  FROM pay p JOIN s ON s.id = p.sub WHERE s.cancelled_at IS NOT NULL AND p.created_at > s.cancelled_at`;
+  FROM pay p JOIN s ON s.id = p.sub WHERE s.cancelled_at IS NOT NULL AND p.created_at > s.cancelled_at
+  UNION ALL
+  -- A cancel ends the open charge: money a payment took only after the shop cancelled (a 3-D
+  -- Secure step passed later, a late answer) is given back, never kept (decisions.md).
+  SELECT 'b.kept_after_cancel', p.sub, 'payment ' || p.tracking_id || ' succeeded at ' || t.paid_at::text
+    || ', after the cancel at ' || s.cancelled_at::text || ', and was not refunded'
+  FROM pay p JOIN s ON s.id = p.sub JOIN transactions t ON t.uid = p.uid
+  WHERE p.type = 'payment' AND p.status = 'successful' AND s.cancelled_at IS NOT NULL
+    AND s.state = 'canceled' AND t.paid_at > s.cancelled_at
+    AND NOT EXISTS (SELECT 1 FROM transactions r WHERE r.shop_id = $1 AND r.parent_uid = p.uid
+      AND r.type = 'refund' AND r.status = 'successful')`;
 
 /**
  * (c) The subscription's state agrees with its charges (src/subscriptions/transitions.ts):
@@ -235,6 +245,25 @@ const EVENTS = `
   SELECT 'd.paid_announced', id, id || ' ' || state || ': ' || paid_before_end || ' periods paid before its end, '
     || activated || ' activated and ' || renewed || ' renewed events: ' || COALESCE(events, 'no events')
   FROM counts WHERE activated + renewed <> paid_before_end OR activated > 1
+  UNION ALL
+  SELECT 'd.period_length', x.sub, x.sub || ' paid period ' || x.paid || ' until ' || x.until::text
+    || ', period ' || x.prev_paid || ' until ' || x.prev_until::text
+  FROM (
+    SELECT ev.sub, ev.paid, (e.payload->>'active_to')::timestamptz AS until,
+      lag(ev.paid) OVER w AS prev_paid, lag((e.payload->>'active_to')::timestamptz) OVER w AS prev_until
+    FROM ev JOIN events e ON e.id = ev.id
+    WHERE ev.event IN ('activated.subscription', 'renewed.subscription')
+    WINDOW w AS (PARTITION BY ev.sub ORDER BY ev.id)
+  ) x JOIN s ON s.id = x.sub JOIN plans p ON p.id = s.plan_id
+  -- One payment per period, each period as long as its plan says in any zone and after any change
+  -- of the shop's zone: a month 27 to 32 days, a day 24 hours. The first period starts at the
+  -- billing anchor (the start, or the end of the trial).
+  WHERE (x.paid = x.prev_paid + 1 OR x.prev_paid IS NULL AND x.paid = 1) AND p."interval" = 1
+    AND NOT CASE p.interval_unit
+    WHEN 'month' THEN x.until - COALESCE(x.prev_until, s.billing_anchor)
+      BETWEEN interval '27 days' AND interval '32 days'
+    WHEN 'day' THEN x.until - COALESCE(x.prev_until, s.billing_anchor) = interval '24 hours'
+    ELSE true END
   UNION ALL
   SELECT 'd.in_order', sub, sub || ' event ' || n || ' ' || event || ' at ' || created_at::text || ' (paid ' || paid
     || ') after ' || prev_at::text || ' (paid ' || prev_paid || ')'

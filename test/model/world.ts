@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { vi } from 'vitest';
 import { billDue, LEASE_MS } from '../../src/billing/renew.js';
 import { nextDueOfShop } from '../../src/billing/repository.js';
@@ -58,6 +59,29 @@ export type PlanKind = keyof typeof PLANS;
 
 export type KillPoint = 'in_claim' | 'before_send' | 'after_answer';
 
+/** Zones a shop may be in: each side of UTC, with and without daylight saving time. */
+export const ZONES = ['UTC', 'Asia/Tokyo', 'Europe/Minsk', 'America/New_York', 'Australia/Sydney'] as const;
+export type Zone = (typeof ZONES)[number];
+
+/** The shop's quiet hours for a whole history: none, across midnight, or within a night. */
+export const QUIET = {
+  none: null,
+  night: { start: '22:00', end: '07:00' },
+  early: { start: '01:00', end: '05:30' },
+} as const;
+export type QuietKind = keyof typeof QUIET;
+
+/** Whether the local time of `at` in `zone` falls inside `quiet` (start after end crosses midnight). */
+export function insideQuiet(at: Date, zone: string, quiet: { start: string; end: string }): boolean {
+  const local = DateTime.fromJSDate(at, { zone });
+  const minutes = local.hour * 60 + local.minute;
+  const [sh, sm] = quiet.start.split(':').map(Number);
+  const [eh, em] = quiet.end.split(':').map(Number);
+  const start = (sh as number) * 60 + (sm as number);
+  const end = (eh as number) * 60 + (em as number);
+  return start < end ? minutes >= start && minutes < end : minutes >= start || minutes < end;
+}
+
 const cardOf = (number: string) => ({
   number,
   verification_value: '123',
@@ -72,6 +96,11 @@ export class ProcessKilled extends Error {}
 export class World {
   readonly subs: string[] = [];
   readonly #tokens = new Map<string, string>();
+  /** The shop's zone now, and each subscription's when it was created (what it is counted in). */
+  zone: Zone = 'UTC';
+  readonly #subZone = new Map<string, Zone>();
+  readonly #subPlan = new Map<string, PlanKind>();
+  quiet: QuietKind = 'none';
 
   private constructor(
     readonly h: Harness,
@@ -80,9 +109,59 @@ export class World {
     readonly services: Services,
   ) {}
 
-  static async open(h: Harness, threeDs: boolean): Promise<World> {
+  static async open(
+    h: Harness,
+    threeDs: boolean,
+    zone: Zone = 'UTC',
+    quiet: QuietKind = 'none',
+  ): Promise<World> {
     const shop = await newShop(h, { threeDs });
-    return new World(h, shop, client(h, shop), h.app.services);
+    const world = new World(h, shop, client(h, shop), h.app.services);
+    await world.patchShop({ time_zone: zone, quiet_hours: QUIET[quiet] });
+    world.zone = zone;
+    world.quiet = quiet;
+    return world;
+  }
+
+  async patchShop(body: Record<string, unknown>): Promise<void> {
+    const res = await this.api.send('PATCH', '/shop', body);
+    if (res.status !== 200) throw new Error(`PATCH /shop answered ${res.status}: ${res.text}`);
+  }
+
+  /** The shop moves to another time zone (its existing subscriptions keep theirs). */
+  async setZone(zone: Zone): Promise<void> {
+    await this.patchShop({ time_zone: zone });
+    this.zone = zone;
+  }
+
+  /**
+   * Renewal payments (not a first charge, which the cardholder makes) made inside the shop's quiet
+   * hours, read on the clock of the zone each subscription was created in.
+   */
+  async paidInQuietHours(): Promise<{ sub: string; v: string }[]> {
+    const quiet = QUIET[this.quiet];
+    if (!quiet) return [];
+    const rows = await this.h.db.query<{ tracking_id: string; created_at: Date }>(
+      `SELECT tracking_id, created_at FROM transactions
+       WHERE shop_id = $1 AND type = 'payment' AND tracking_id ~ '^sbs_[0-9A-Za-z]+-[0-9]+(-[0-9]+)?$'`,
+      [this.shopId],
+    );
+    return rows.flatMap((r) => {
+      const [sub = '', period = '0', attempt = '1'] = r.tracking_id.split('-');
+      const plan = this.#subPlan.get(sub);
+      const zone = this.#subZone.get(sub);
+      if (!plan || !zone) return [];
+      const trial = 'trial' in PLANS[plan];
+      const renewal = Number(attempt) > 1 || Number(period) >= 2 || (Number(period) === 1 && trial);
+      if (!renewal || !insideQuiet(r.created_at, zone, quiet)) return [];
+      const local = DateTime.fromJSDate(r.created_at, { zone }).toFormat('yyyy-MM-dd HH:mm');
+      return [
+        {
+          sub,
+          v: `${r.tracking_id} charged at ${local} ${zone}, inside quiet hours ${quiet.start}-${quiet.end}`,
+        },
+      ];
+    });
   }
 
   get shopId(): number {
@@ -93,10 +172,45 @@ export class World {
     return this.subs[pick % this.subs.length] as string;
   }
 
-  async #created(res: { status: number; text: string; body: { id?: string } }): Promise<string> {
+  async #created(
+    res: { status: number; text: string; body: { id?: string } },
+    plan: PlanKind,
+  ): Promise<string> {
     if (res.status !== 201 || !res.body.id) throw new Error(`create answered ${res.status}: ${res.text}`);
-    this.subs.push(res.body.id);
+    if (!this.#subPlan.has(res.body.id)) {
+      this.subs.push(res.body.id);
+      this.#subZone.set(res.body.id, this.zone);
+      this.#subPlan.set(res.body.id, plan);
+    }
     return res.body.id;
+  }
+
+  /**
+   * A keyed create sent, then sent again with the same key as a client retries (at once, or while
+   * the first is still running): one subscription, whatever the answers.
+   */
+  async createKeyed(plan: PlanKind, card: CardKind, concurrent: boolean): Promise<string> {
+    const key = `model-${this.subs.length}-${Math.random().toString(36).slice(2)}`;
+    const body = { plan: PLANS[plan], customer, card: cardOf(CARDS[card]) };
+    const send = () => this.api.post('/subscriptions', body, { 'idempotency-key': key });
+    const answers = concurrent ? await Promise.all([send(), send()]) : [await send(), await send()];
+    const created = answers.filter((a) => a.status === 201);
+    // A retry while the first still runs is 409; every 201 names the one subscription.
+    if (answers.some((a) => a.status !== 201 && a.status !== 409) || created.length === 0)
+      throw new Error(`keyed creates answered ${answers.map((a) => `${a.status} ${a.text}`).join('; ')}`);
+    const ids = new Set(created.map((a) => a.body.id));
+    if (ids.size !== 1) throw new Error(`one key made ${ids.size} subscriptions: ${[...ids].join(', ')}`);
+    return this.#created(created[0] as (typeof created)[number], plan);
+  }
+
+  /** Several creates at once, as a busy shop sends them (grouped commits on PostgreSQL). */
+  async createConcurrently(plan: PlanKind, cards: readonly CardKind[]): Promise<void> {
+    const answers = await Promise.all(
+      cards.map((card) =>
+        this.api.post('/subscriptions', { plan: PLANS[plan], customer, card: cardOf(CARDS[card]) }),
+      ),
+    );
+    for (const a of answers) await this.#created(a, plan);
   }
 
   /** A token of the shop's for a card number, tokenized once per history. */
@@ -114,19 +228,19 @@ export class World {
   createByCard(plan: PlanKind, card: CardKind): Promise<string> {
     return this.api
       .post('/subscriptions', { plan: PLANS[plan], customer, card: cardOf(CARDS[card]) })
-      .then((r) => this.#created(r));
+      .then((r) => this.#created(r, plan));
   }
 
   async createByToken(plan: PlanKind, card: CardKind): Promise<string> {
     const token = await this.token(CARDS[card]);
     const res = await this.api.post('/subscriptions', { plan: PLANS[plan], customer, card: { token } });
-    return this.#created(res);
+    return this.#created(res, plan);
   }
 
   /** The redirect variant; the buyer then pays on the hosted page with `card`, or never comes. */
   async createByPage(plan: PlanKind, card: CardKind | 'abandon'): Promise<string> {
     const res = await this.api.post('/subscriptions', { plan: PLANS[plan], customer });
-    const id = await this.#created(res);
+    const id = await this.#created(res, plan);
     if (card === 'abandon') return id;
     const sc = await loadSubscriptionCheckout(this.services, res.body.token);
     if (!sc) throw new Error(`checkout ${res.body.token} not found`);
@@ -149,11 +263,25 @@ export class World {
     return true;
   }
 
-  /** The shop cancels; 422 when the subscription has ended already. */
-  async cancel(pick: number): Promise<number> {
-    const res = await this.api.post(`/subscriptions/${this.sub(pick)}/cancel`, { cancel_reason: 'model' });
+  /**
+   * The shop cancels; 422 when the subscription has ended already. `keyed`: with an
+   * Idempotency-Key, sent a second time as a client retries, which must answer the same.
+   */
+  async cancel(pick: number, keyed = false): Promise<number> {
+    const headers: Record<string, string> = keyed
+      ? { 'idempotency-key': `cancel-${this.sub(pick)}-${Math.random().toString(36).slice(2)}` }
+      : {};
+    const url = `/subscriptions/${this.sub(pick)}/cancel`;
+    const res = await this.api.post(url, { cancel_reason: 'model' }, headers);
     if (res.status !== 200 && res.status !== 422)
       throw new Error(`cancel answered ${res.status}: ${res.text}`);
+    if (keyed) {
+      const again = await this.api.post(url, { cancel_reason: 'model' }, headers);
+      if (again.status !== res.status || again.text !== res.text)
+        throw new Error(
+          `a keyed cancel retried answered ${again.status} ${again.text}, first ${res.status} ${res.text}`,
+        );
+    }
     return res.status;
   }
 

@@ -1,0 +1,6 @@
+import { describeHistories, useHistoryStore } from './property.js';
+
+/** More random billing histories (property.ts): spread over files, so CI's workers share them. */
+
+useHistoryStore();
+describeHistories('3 of 3');
