@@ -13,8 +13,11 @@ import { mergeRows } from './rows.js';
  *
  * A group that PostgreSQL refused as a whole (an error it reported, so nothing of it committed) is
  * run again one unit to a transaction, so each unit gets its own outcome and a bad one takes no other
- * down. A group whose outcome is unknown (the connection failed) fails for every unit in it, as a lone
- * batch would.
+ * down. A group whose outcome is unknown (the connection failed during it, maybe during its commit)
+ * is read back: each unit's witness (a query that finds one of its new rows) tells whether it
+ * committed; one that did is answered as committed, one that did not is run again on its own. So a
+ * failed connection never turns the units of a group that committed into errors that their clients
+ * would retry into duplicates. A unit without a witness fails, as a lone batch would.
  */
 
 /** Group transactions a store runs at once; further units wait and join the next group. */
@@ -24,6 +27,7 @@ export const GROUP_UNITS = 32;
 
 interface Waiting {
   unit: readonly Statement[];
+  witness: Statement | undefined;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -33,9 +37,9 @@ class Group {
   #running = 0;
   constructor(private readonly db: Db) {}
 
-  write(unit: readonly Statement[]): Promise<void> {
+  write(unit: readonly Statement[], witness: Statement | undefined): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ unit, resolve, reject });
+      this.#queue.push({ unit, witness, resolve, reject });
       this.#next();
     });
   }
@@ -54,8 +58,13 @@ class Group {
     try {
       await this.db.batch(mergeRows(group.map((w) => w.unit)));
     } catch (err) {
-      if (group.length === 1 || !refusedWhole(err)) {
-        for (const w of group) w.reject(err);
+      if (!refusedWhole(err)) {
+        // The outcome is unknown: what committed is read back, unit by unit.
+        await Promise.all(group.map((w) => this.#readBack(w, err)));
+        return;
+      }
+      if (group.length === 1) {
+        group[0]?.reject(err);
         return;
       }
       // Nothing of the group committed: each unit on its own, for its own outcome.
@@ -71,6 +80,38 @@ class Group {
     }
     for (const w of group) w.resolve();
   }
+
+  /**
+   * A unit of a group whose outcome is unknown: committed when its witness finds it; else run on its
+   * own (a unit is new rows, so a unit whose group did commit meanwhile is refused for its keys, and
+   * its witness, asked again, finds it). Without a witness, or with the store unreachable, it fails.
+   */
+  async #readBack(w: Waiting, err: unknown): Promise<void> {
+    const { witness } = w;
+    if (!witness) {
+      w.reject(err);
+      return;
+    }
+    const committed = async () => (await this.db.query(witness.sql, witness.params)).length > 0;
+    try {
+      if (await committed()) {
+        w.resolve();
+        return;
+      }
+      await this.db.batch(w.unit);
+      w.resolve();
+    } catch (again) {
+      try {
+        if (await committed()) {
+          w.resolve();
+          return;
+        }
+      } catch {
+        // The store cannot say: the unit's outcome stays unknown.
+      }
+      w.reject(again);
+    }
+  }
 }
 
 /** An error PostgreSQL reported for the transaction (severity ERROR): it rolled back, all of it. */
@@ -82,17 +123,18 @@ const groups = new WeakMap<Db, Group>();
 
 /**
  * Commits `unit` (INSERTs of new rows, see above) with the units other requests write at the same
- * moment; resolves once it has committed. Inside a transaction (`insideTransaction`) it is a batch of
- * that transaction, as it must be. On the embedded store it is a batch of its own: one connection,
+ * moment; resolves once it has committed. `witness`: a query that returns a row once the unit has
+ * committed (one of its new rows by its key), read when the group's outcome is unknown. Inside a
+ * transaction (`insideTransaction`) it is a batch of that transaction, as it must be. On the embedded store it is a batch of its own: one connection,
  * commits that flush nothing and statements planned at every run leave a group nothing to share
  * (the embedded create benchmark: 3.95–4.18 ms of CPU per subscription with groups or without).
  */
-export function writeGrouped(db: Db, unit: readonly Statement[]): Promise<void> {
+export function writeGrouped(db: Db, unit: readonly Statement[], witness?: Statement): Promise<void> {
   if (db.insideTransaction || db.kind === 'pglite') return db.batch(unit).then(() => {});
   let group = groups.get(db);
   if (!group) {
     group = new Group(db);
     groups.set(db, group);
   }
-  return group.write(unit);
+  return group.write(unit, witness);
 }

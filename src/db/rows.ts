@@ -91,9 +91,30 @@ export function mergeRows(units: readonly (readonly Statement[])[]): Statement[]
   }
   const merged: Statement[] = [];
   for (const key of order.keys())
-    for (const part of byShape.get(key) ?? []) merged.push(shaped(part.shape, part.params, part.wakes));
+    for (const part of byShape.get(key) ?? [])
+      merged.push(...powersOfTwo(part.shape, part.params, part.wakes));
   for (const unit of apart) merged.push(...unit);
   return merged;
+}
+
+/**
+ * `params` (whole rows of `shape`) as statements of 2^k rows each, largest first (13 rows: 8, 4, 1),
+ * in order. A merged statement's text depends on its number of rows: so a shape has at most eight
+ * texts (1 to MAX_ROWS rows), each prepared once per connection, whatever sizes groups come in. Only
+ * the statements carrying the last rows keep `wakes`, once.
+ */
+function powersOfTwo(shape: RowsShape, params: readonly unknown[], wakes: boolean): Statement[] {
+  const out: Statement[] = [];
+  let rows = params.length / shape.arity;
+  let at = 0;
+  while (rows > 0) {
+    const n = 2 ** Math.floor(Math.log2(rows));
+    const next = at + n * shape.arity;
+    rows -= n;
+    out.push(shaped(shape, params.slice(at, next), rows === 0 ? wakes : false));
+    at = next;
+  }
+  return out;
 }
 
 /**

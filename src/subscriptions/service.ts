@@ -184,8 +184,13 @@ async function createWithPlannedCharge(
     statements.push(ctx.keyed.advance('finished', { subscription: sub.id }));
     await ctx.db.batch(statements);
   } else {
-    // New rows only, written with the creates of other requests of the moment (db/grouped.ts).
-    await writeGrouped(ctx.db, statements);
+    // New rows only, written with the creates of other requests of the moment (db/grouped.ts); the
+    // subscription's row tells, should the group's commit be lost with its connection, whether it
+    // committed.
+    await writeGrouped(ctx.db, statements, {
+      sql: 'SELECT 1 FROM subscriptions WHERE shop_id = $1 AND id = $2',
+      params: [ctx.shop.id, view.id],
+    });
   }
   planned.recorded();
   return view;

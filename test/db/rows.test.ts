@@ -56,7 +56,25 @@ describe('mergeRows', () => {
   it(`puts at most ${MAX_ROWS} rows in one statement`, () => {
     const units = Array.from({ length: MAX_ROWS + 3 }, (_, i) => [parent(`p${i}`)]);
     const merged = mergeRows(units);
-    expect(merged.map((s) => (s.params?.length ?? 0) / 2)).toEqual([MAX_ROWS, 3]);
+    expect(merged.map((s) => (s.params?.length ?? 0) / 2)).toEqual([MAX_ROWS, 2, 1]);
+  });
+
+  it('writes rows in statements of 2^k rows, so a shape has a handful of texts whatever the group sizes', () => {
+    const texts = new Set<string>();
+    for (let n = 2; n <= MAX_ROWS; n++) {
+      const units = Array.from({ length: n }, (_, i) => [parent(`p${i}`)]);
+      const merged = mergeRows(units);
+      const sizes = merged.map((s) => (s.params?.length ?? 0) / 2);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(n);
+      for (const size of sizes) expect(Math.log2(size) % 1).toBe(0);
+      // Largest first, rows in the units' order.
+      expect([...sizes].sort((a, b) => b - a)).toEqual(sizes);
+      expect(merged.flatMap((s) => (s.params ?? []).filter((_, i) => i % 2 === 0))).toEqual(
+        units.map((_, i) => `p${i}`),
+      );
+      for (const s of merged) texts.add(s.sql);
+    }
+    expect(texts.size).toBe(Math.log2(MAX_ROWS) + 1);
   });
 
   it('leaves a single unit as it is', () => {
@@ -168,6 +186,66 @@ describe.runIf(process.env.DATABASE_URL)('writeGrouped on PostgreSQL', () => {
     expect(await count(children, `${run}-cx`)).toBe(0);
     // The slots' units, the group that failed, then each of its six units on its own.
     expect(batches).toBe(GROUP_SLOTS + 1 + 6);
+  });
+
+  /** `db` whose batches of more than one unit's rows lose their connection: before or after committing. */
+  function losing(when: 'before' | 'after', run: string): { db: Db; lost: () => number } {
+    let lost = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    setTimeout(open, 50);
+    return {
+      db: {
+        ...db,
+        batch: async (st) => {
+          await gate;
+          const grouped = st.some(
+            (s) => (s.params?.length ?? 0) > 2 && String(s.params?.[0]).startsWith(run),
+          );
+          if (!grouped) return db.batch(st);
+          lost++;
+          if (when === 'after') await db.batch(st);
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+        },
+      },
+      lost: () => lost,
+    };
+  }
+
+  it.each(['before', 'after'] as const)(
+    'a group whose connection is lost %s its commit answers each unit by what committed, never twice',
+    async (when) => {
+      const run = randomUUID();
+      const store = losing(when, run);
+      const units = Array.from({ length: 12 }, (_, i) => [
+        parent(`${run}-p${i}`),
+        child(`${run}-c${i}`, `${run}-p${i}`),
+      ]);
+      const witness = (i: number) => ({
+        sql: `SELECT 1 FROM ${parents} WHERE id = $1`,
+        params: [`${run}-p${i}`],
+      });
+      const outcomes = await Promise.allSettled(units.map((u, i) => writeGrouped(store.db, u, witness(i))));
+      expect(store.lost()).toBeGreaterThan(0);
+      expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
+      expect(await count(parents, `${run}-p`)).toBe(12);
+      expect(await count(children, `${run}-c`)).toBe(12);
+    },
+  );
+
+  it('a unit without a witness fails when its group’s outcome is unknown', async () => {
+    const run = randomUUID();
+    const store = losing('before', run);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        writeGrouped(store.db, [parent(`${run}-p${i}`), parent(`${run}-q${i}`)]),
+      ),
+    );
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(await count(parents, `${run}-p`)).toBe(8 - failed.length);
   });
 
   it('inside a transaction, is a batch of that transaction', async () => {
