@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { closeGatewayPools } from '../../src/gateway/http-client.js';
 import { createShop } from '../../src/shops/service.js';
 import { type BillStore, startGateway } from '../billing/bill-store.js';
-import { cleanUp, type Started } from '../foundation/kopek-process.js';
+import { cleanUp } from '../foundation/kopek-process.js';
 import { freshPostgres } from '../fresh-store.js';
 import { card, cardBody } from './helpers.js';
 
@@ -81,7 +81,6 @@ async function stallingProxy(target: string): Promise<Stall> {
 }
 
 let store: BillStore | undefined;
-let gateway: Started | undefined;
 let proxy: Stall | undefined;
 let app: App | undefined;
 let auth = '';
@@ -96,8 +95,8 @@ beforeAll(async () => {
   );
   auth = `Basic ${Buffer.from(`${shop.id}:${secret}`).toString('base64')}`;
   store = { db, url: url as string, masterKey, shopId: shop.id, drop: close };
+  // Stopped by cleanUp, with every process this file started.
   const started = await startGateway(store);
-  gateway = started.run;
   proxy = await stallingProxy(started.env.GATEWAY_URL as string);
   app = await buildApp({
     config: loadConfig({
