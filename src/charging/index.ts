@@ -57,4 +57,13 @@ export {
   returnUrlWithId,
   storedCardRequest,
 } from './requests.js';
-export { plan as planCharge, type SendOptions, send as sendCharge } from './send.js';
+export {
+  type MoneyAction,
+  type MoneyActionRequest,
+  plan as planCharge,
+  queryCharge,
+  type SendOptions,
+  send as sendCharge,
+  sendMoneyAction,
+  transactionsByTrackingId,
+} from './send.js';

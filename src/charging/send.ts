@@ -181,3 +181,43 @@ export async function refundCharge(
     { idempotencyKey },
   );
 }
+
+/** What a shop does with a transaction it has: capture or void an authorization, refund a payment. */
+export type MoneyAction = 'capture' | 'void' | 'refund';
+
+export interface MoneyActionRequest {
+  parent_uid: string;
+  /** Minor units; a void without one releases the whole authorization. */
+  amount?: number;
+  /** A refund's reason. */
+  reason?: string;
+}
+
+/**
+ * Captures, voids or refunds a transaction for the shop (the cabinet's actions) through the gateway
+ * the deployment is configured with, in process or on its own server, under `idempotencyKey`: a
+ * resend of the same action (a retried form) is answered by the gateway, never done twice. Never
+ * inside a transaction. A refusal rejects with the gateway's ApiError, as the API answers it.
+ */
+export function sendMoneyAction(
+  ctx: Ctx,
+  action: MoneyAction,
+  request: MoneyActionRequest,
+  idempotencyKey: string,
+): Promise<TransactionAnswer> {
+  const gateway = gatewayClient(ctx, { outsideTransaction: true });
+  const options = { idempotencyKey };
+  const { parent_uid } = request;
+  if (action === 'capture') return gateway.capture({ parent_uid, amount: request.amount ?? 0 }, options);
+  if (action === 'void')
+    return gateway.void(
+      { parent_uid, ...(request.amount !== undefined ? { amount: request.amount } : {}) },
+      options,
+    );
+  return gateway.refund({ parent_uid, amount: request.amount ?? 0, reason: request.reason ?? '' }, options);
+}
+
+/** Every transaction the gateway has under `trackingId`, newest first (a product order's, say). */
+export function transactionsByTrackingId(ctx: Ctx, trackingId: string): Promise<TransactionAnswer[]> {
+  return gatewayClient(ctx).queryByTrackingId(trackingId);
+}

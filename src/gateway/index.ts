@@ -3,16 +3,16 @@
  * and the checkout pages call the gateway client (in process or over HTTP), with its request and
  * answer types (billing reads a planned payment's), the errors of a call in flight or timed out and
  * the answer of a void already done; the product page checks its request as the gateway API would
- * and ends a 3-D Secure step it abandons; the cabinet's payments pages read a transaction and
- * capture, void or refund it; the checkout API and proofs answer errors in the gateway's shape; the
- * hosted pages translate the acquirer's and the charge's messages. Nothing else of `gateway/` is
- * for use outside it (the composition root aside).
+ * and ends a 3-D Secure step it abandons; the cabinet's payments pages read a transaction; the
+ * checkout API and proofs answer errors in the gateway's shape; the hosted pages translate the acquirer's and the charge's messages. The money verbs themselves
+ * (payment, authorization, capture, void, refund) are called through the client by the charging
+ * module only (test/architecture/money-verbs.test.ts). Nothing else of `gateway/` is for use outside
+ * it (the composition root aside).
  */
 export { AcquirerMsg } from './acquirer.js';
 export { PROCESSED, type TransactionAnswer } from './answer.js';
 export type { KnownCards } from './card-source.js';
 export { ChargeMsg } from './charge.js';
-export { capture, refund, voidAuthorization } from './children.js';
 export {
   ALREADY_VOIDED,
   type AvsCvcRequest,

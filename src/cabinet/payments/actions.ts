@@ -1,20 +1,21 @@
+import { type MoneyActionRequest, sendMoneyAction } from '../../charging/index.js';
 import type { Ctx } from '../../context.js';
-import { dbWithin } from '../../db/held.js';
-import { capture, refund, type TransactionAnswer, voidAuthorization } from '../../gateway/index.js';
+import { ApiError } from '../../core/errors.js';
+import type { TransactionAnswer } from '../../gateway/index.js';
 import type { TransactionRow } from '../../ledger/index.js';
-import { nonceResult, recordNonceResult, takeNonce } from './repository.js';
+import { nonceResult, recordNonceResult, releaseNonce, takeNonce } from './repository.js';
 
 /**
  * Capture, void and refund from the cabinet: the gateway's own verbs (the API's /transactions/captures,
- * /voids, /refunds), so amounts, limits and refusals are the gateway's. Each form carries a one-time
- * token taken in the same database transaction as the action: a form posted twice acts once, and an
- * action the gateway refuses leaves its token unused.
+ * /voids, /refunds), sent through the charging module to the gateway the deployment is configured
+ * with (in process, or GATEWAY_URL), so amounts, limits and refusals are the gateway's. Each form
+ * carries a one-time token, taken (committed) before the gateway is asked and sent as the action's
+ * gateway idempotency key: a form posted twice acts once, no transaction is held across the call,
+ * and an action the gateway refuses gives its token back, so the corrected form can be posted.
  */
 
 export const ACTIONS = ['capture', 'void', 'refund'] as const;
 export type Action = (typeof ACTIONS)[number];
-
-const VERBS = { capture, void: voidAuthorization, refund } as const;
 
 export const isAction = (v: string): v is Action => (ACTIONS as readonly string[]).includes(v);
 
@@ -39,18 +40,23 @@ export async function runAction(
   parentUid: string,
   input: ActionInput,
 ): Promise<ActionOutcome> {
-  const request: Record<string, unknown> = { parent_uid: parentUid };
+  const request: MoneyActionRequest = { parent_uid: parentUid };
   if (input.amount !== undefined) request.amount = input.amount;
   if (action === 'refund') request.reason = input.reason ?? '';
-  const outcome = await ctx.db.tx(async (tx): Promise<ActionOutcome> => {
-    if (!(await takeNonce(tx, ctx.shop.id, input.nonce, ctx.clock.now())))
-      return { repeated: true, uid: undefined };
-    const transaction = await VERBS[action]({ ...ctx, db: dbWithin(tx, ctx.db.kind) }, { request });
-    await recordNonceResult(tx, ctx.shop.id, input.nonce, transaction.uid);
-    return { repeated: false, transaction };
-  });
-  if (!outcome.repeated) return outcome;
-  return { repeated: true, uid: await nonceResult(ctx.db, ctx.shop.id, input.nonce) };
+  if (!(await takeNonce(ctx.db, ctx.shop.id, input.nonce, ctx.clock.now())))
+    return { repeated: true, uid: await nonceResult(ctx.db, ctx.shop.id, input.nonce) };
+  let transaction: TransactionAnswer;
+  try {
+    transaction = await sendMoneyAction(ctx, action, request, `kopek-cabinet:${ctx.shop.id}:${input.nonce}`);
+  } catch (err) {
+    // Refused: nothing moved, and the form may be corrected and posted again. Any other failure
+    // keeps the token taken: the action may have been done, and is never done a second time.
+    if (err instanceof ApiError && (err.code === 'validation' || err.code === 'not_found'))
+      await releaseNonce(ctx.db, ctx.shop.id, input.nonce);
+    throw err;
+  }
+  await recordNonceResult(ctx.db, ctx.shop.id, input.nonce, transaction.uid);
+  return { repeated: false, transaction };
 }
 
 /** What a transaction allows now, from its children (the gateway decides again when it is asked). */

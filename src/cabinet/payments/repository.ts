@@ -1,4 +1,4 @@
-import type { Queryable, Tx } from '../../db/db.js';
+import type { Queryable } from '../../db/db.js';
 import type { TransactionRow } from '../../ledger/index.js';
 import { EVENTS_WITH_DELIVERY } from '../../notifications/index.js';
 
@@ -145,8 +145,8 @@ export function eventsOf(db: Queryable, shopId: number, uid: string): Promise<Pa
  * Takes a form's one-time token inside the action's transaction: true the first time; false when
  * the form was already posted (a concurrent second post waits for the first to commit, then sees it).
  */
-export async function takeNonce(tx: Tx, shopId: number, nonce: string, now: Date): Promise<boolean> {
-  const rows = await tx.query(
+export async function takeNonce(db: Queryable, shopId: number, nonce: string, now: Date): Promise<boolean> {
+  const rows = await db.query(
     `INSERT INTO cabinet_form_nonces (nonce, shop_id, created_at) VALUES ($1, $2, $3)
      ON CONFLICT (nonce, shop_id) DO NOTHING RETURNING nonce`,
     [nonce, shopId, now],
@@ -154,8 +154,21 @@ export async function takeNonce(tx: Tx, shopId: number, nonce: string, now: Date
   return rows.length === 1;
 }
 
-export async function recordNonceResult(tx: Tx, shopId: number, nonce: string, uid: string): Promise<void> {
-  await tx.query('UPDATE cabinet_form_nonces SET result_uid = $2 WHERE nonce = $1 AND shop_id = $3', [
+/** An action the gateway refused gives its form's token back: the corrected form may be posted. */
+export async function releaseNonce(db: Queryable, shopId: number, nonce: string): Promise<void> {
+  await db.query('DELETE FROM cabinet_form_nonces WHERE nonce = $1 AND shop_id = $2 AND result_uid IS NULL', [
+    nonce,
+    shopId,
+  ]);
+}
+
+export async function recordNonceResult(
+  db: Queryable,
+  shopId: number,
+  nonce: string,
+  uid: string,
+): Promise<void> {
+  await db.query('UPDATE cabinet_form_nonces SET result_uid = $2 WHERE nonce = $1 AND shop_id = $3', [
     nonce,
     uid,
     shopId,

@@ -1,10 +1,9 @@
-import { sendCharge } from '../../charging/index.js';
+import { queryCharge, sendCharge, transactionsByTrackingId } from '../../charging/index.js';
 import { type Ctx, type Services, type Shop, shopCtx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import {
   type ChargeRequest,
   completeThreeDSecure,
-  gatewayClient,
   parseCharge,
   type TransactionAnswer,
 } from '../../gateway/index.js';
@@ -95,9 +94,8 @@ function outcomeOf(answer: TransactionAnswer): OrderOutcome {
 }
 
 async function findCharge(p: PayableProduct, order: OrderRow): Promise<TransactionAnswer | undefined> {
-  const client = gatewayClient(p.ctx);
-  if (order.transaction_uid) return client.query(order.transaction_uid);
-  const [first] = await client.queryByTrackingId(order.id);
+  if (order.transaction_uid) return queryCharge(p.ctx, order.transaction_uid);
+  const [first] = await transactionsByTrackingId(p.ctx, order.id);
   return first;
 }
 
@@ -245,5 +243,5 @@ export async function payProduct(p: PayableProduct, input: PayInput): Promise<Pa
 
 /** The charge of a finished or waiting order, as the gateway answers it now. */
 export async function chargeOf(p: PayableProduct, order: OrderRow): Promise<TransactionAnswer | undefined> {
-  return order.transaction_uid ? gatewayClient(p.ctx).query(order.transaction_uid) : undefined;
+  return order.transaction_uid ? queryCharge(p.ctx, order.transaction_uid) : undefined;
 }
