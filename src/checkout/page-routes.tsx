@@ -209,5 +209,7 @@ export const checkoutPageRoutes: FastifyPluginAsync = async (app) => {
   await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384, buyerLanguage: true });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/v2/checkout', options, show);
+  // The platform's address of the page (a checkout's redirect_url): the same page.
+  app.get('/widget/hpp.html', options, show);
   app.post('/v2/checkout', { ...options, preHandler: app.csrfProtection }, pay);
 };
