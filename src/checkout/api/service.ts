@@ -75,6 +75,7 @@ export async function createCtpCheckout(
     settings: input.settings,
     customer: input.customer,
     payment_method: input.paymentMethod,
+    iframe: input.iframe,
     created_at: now,
     expires_at: input.expiresAt ?? new Date(now.getTime() + CHECKOUT_TTL_MS),
   });
