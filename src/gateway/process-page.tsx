@@ -59,6 +59,7 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
   const step = UID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
   if (!step) throw new PageProblem(404, 'notFound');
   const shop = await shopById(services.db, step.shopId);
+  const frameOrigins = frameModeOfUrl(step.returnUrl) ? (shop?.frameOrigins ?? null) : undefined;
   return {
     step,
     lang: buyerLang(request, pageLang(step.language)),
@@ -69,9 +70,10 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
       card: step.card,
       shopName: shop?.name ?? null,
       test: step.test,
+      frame: frameOrigins === undefined ? undefined : { origins: frameOrigins },
     },
     returnUrl: step.returnUrl ?? shop?.returnUrl ?? null,
-    frameOrigins: frameModeOfUrl(step.returnUrl) ? (shop?.frameOrigins ?? null) : undefined,
+    frameOrigins,
   };
 }
 

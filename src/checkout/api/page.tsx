@@ -70,7 +70,7 @@ export function CtpFormPage(p: CtpFormProps) {
       frame={p.frame}
       end={declined ? { status: row.status ?? 'failed' } : undefined}
     >
-      <h1>{title}</h1>
+      <h1 class="form-title">{title}</h1>
       <Details rows={rows} />
       {declined && (
         <div class="error-summary" role="alert">

@@ -102,7 +102,7 @@ export function SubscriptionFormPage(p: SubscriptionFormProps) {
       scripts={['card-form.js']}
       frame={p.frame}
     >
-      <h1>{title}</h1>
+      <h1 class="form-title">{title}</h1>
       <Details
         rows={[[t.shop, p.shopName], ...planRows(sc.plan, sc.ctx.clock.now(), sc.ctx.shop.timeZone, lang)]}
       />
