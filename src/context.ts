@@ -37,6 +37,8 @@ export interface Shop {
   quietHours: QuietHoursSetting | null;
   /** A test shop's clock runs this far ahead of real time (0 for live shops). */
   clockOffsetMs: number;
+  /** The origins that may frame its checkout pages; null: any site (docs/embedding.md). */
+  frameOrigins: string[] | null;
   createdAt: Date;
 }
 

@@ -2,10 +2,12 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
 import { creditCardFromForm } from '../pages/card-form.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
+import { checkFormToken, formToken } from '../pages/form-token.js';
+import { type FrameMode, frameModeOf, withFrameMode } from '../pages/frame-mode.js';
 import { buyerLang } from '../pages/language-switch.js';
 import { hostedProblemPage } from '../pages/problem.js';
 import { sendPage } from '../pages/render.js';
-import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
+import { allowFormTargets, allowFraming, PageProblem, registerPageScope } from '../pages/scope.js';
 import { shopById } from '../shops/index.js';
 import {
   findSubscription,
@@ -17,7 +19,7 @@ import { CtpFormPage, ctpLang, ctpOpen, ctpResult } from './api/page.js';
 import { type CtpCheckout, loadCtpCheckout, payCtpCheckout } from './api/pay.js';
 import { answering, waitForFirst } from './first-post.js';
 import { formProblems } from './form-errors.js';
-import { ResultPage } from './pages.js';
+import { type FrameInfo, ResultPage } from './pages.js';
 import { SubscriptionFormPage, subscriptionLang, subscriptionResult } from './subscription/page.js';
 
 /**
@@ -26,6 +28,13 @@ import { SubscriptionFormPage, subscriptionLang, subscriptionResult } from './su
  * waiting for the bank, expired); POST (the form, with its CSRF token) pays, then sends the browser
  * back to GET (303), or to the bank's 3-D Secure page, which returns here too. Public: the token is
  * the reference. Card data never reaches a log or a page: the form shows number and CVC empty again.
+ * `{checkout_url}/widget/hpp.html?token=…` (the checkout API's redirect_url) is the same page.
+ *
+ * The page and every page it leads to may be framed by the shop's page (docs/embedding.md): by any
+ * site, or by the shop's `frame_origins` when it names them. Its form's CSRF token is therefore no
+ * cookie (none survives in a cross-site frame) but an HMAC bound to the checkout token (form-token.ts).
+ * `iframe=inline|overlay|phone` (or the API's `iframe: true`) lays the page out for the frame and
+ * travels with the form, its redirects and the 3-D Secure step.
  */
 
 const TOKEN = /^[0-9A-Za-z]{20,64}$/;
@@ -49,7 +58,26 @@ async function shopName(services: Services, shopId: number): Promise<string> {
   return (await shopById(services.db, shopId))?.name ?? '';
 }
 
-const selfUrl = (services: Services, token: string) => checkoutUrl(services.config.checkoutUrl, token);
+const selfUrl = (services: Services, token: string, frame?: FrameMode) =>
+  withFrameMode(checkoutUrl(services.config.checkoutUrl, token), frame);
+
+/** The form's CSRF token names what it is for: paying this checkout. */
+const FORM = 'checkout';
+
+const shopOf = (loaded: Loaded) => (loaded.kind === 'subscription' ? loaded.sc.ctx.shop : loaded.c.ctx.shop);
+const tokenOf = (loaded: Loaded) =>
+  loaded.kind === 'subscription' ? loaded.sc.checkout.token : loaded.c.row.token;
+
+/**
+ * Who may frame the answer (the shop's origins, else any site), and how the page is laid out: the
+ * request's `iframe` mode, else inline for a checkout opened with `iframe: true`.
+ */
+function framing(reply: FastifyReply, loaded: Loaded, asked: unknown): FrameInfo | undefined {
+  const origins = shopOf(loaded).frameOrigins;
+  allowFraming(reply, origins);
+  const mode = frameModeOf(asked) ?? (loaded.kind === 'ctp' && loaded.c.row.iframe ? 'inline' : undefined);
+  return mode && { mode, origins };
+}
 
 /** Form values to show again after a problem: never the card number or CVC. */
 function keptValues(body: Record<string, unknown>): Record<string, string> {
@@ -67,15 +95,17 @@ function keptValues(body: Record<string, unknown>): Record<string, string> {
 
 async function show(request: FastifyRequest, reply: FastifyReply) {
   const services = servicesOf(request);
-  const loaded = await load(services, (request.query as Record<string, unknown>).token);
+  const query = request.query as Record<string, unknown>;
+  const loaded = await load(services, query.token);
+  const frame = framing(reply, loaded, query.iframe);
+  const csrf = () => formToken(services.masterKey, FORM, tokenOf(loaded), services.clock.now());
   if (loaded.kind === 'subscription') {
     const { sc } = loaded;
     const lang = buyerLang(request, subscriptionLang(sc.sub));
     if (!sc.open) {
-      const result = subscriptionResult(sc, lang, selfUrl(services, sc.checkout.token));
-      return sendPage(reply, sc.expired ? 410 : 200, <ResultPage {...result} />);
+      const result = subscriptionResult(sc, lang, selfUrl(services, sc.checkout.token, frame?.mode));
+      return sendPage(reply, sc.expired ? 410 : 200, <ResultPage {...result} frame={frame} />);
     }
-    const csrf = reply.generateCsrf();
     // Paying may send the browser on to the gateway's 3-D Secure page: the form may lead there.
     allowFormTargets(reply, [services.config.gatewayUrl]);
     return sendPage(
@@ -84,24 +114,30 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
       <SubscriptionFormPage
         sc={sc}
         lang={lang}
-        csrf={csrf}
+        csrf={csrf()}
         shopName={await shopName(services, sc.ctx.shop.id)}
+        frame={frame}
       />,
     );
   }
   const { c } = loaded;
   const lang = buyerLang(request, ctpLang(c.row));
   if (!ctpOpen(c.row, c.ctx.clock.now())) {
-    const result = ctpResult(c, selfUrl(services, c.row.token), lang);
+    const result = ctpResult(c, selfUrl(services, c.row.token, frame?.mode), lang, frame);
     const expired = c.row.finished_at === null && c.row.status !== 'incomplete';
     return sendPage(reply, expired ? 410 : 200, <ResultPage {...result} />);
   }
-  const csrf = reply.generateCsrf();
   allowFormTargets(reply, [services.config.gatewayUrl]);
   return sendPage(
     reply,
     200,
-    <CtpFormPage c={c} lang={lang} csrf={csrf} shopName={await shopName(services, c.ctx.shop.id)} />,
+    <CtpFormPage
+      c={c}
+      lang={lang}
+      csrf={csrf()}
+      shopName={await shopName(services, c.ctx.shop.id)}
+      frame={frame}
+    />,
   );
 }
 
@@ -115,24 +151,28 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
   const services = servicesOf(request);
   const body = (request.body ?? {}) as Record<string, unknown>;
   const loaded = await load(services, body.token);
+  const token = tokenOf(loaded);
+  const frame = framing(reply, loaded, body.iframe);
+  // The form's own token, made for this checkout by this server: no cookie (form-token.ts).
+  checkFormToken(request, FORM, token, services.clock.now());
+  const csrf = () => formToken(services.masterKey, FORM, token, services.clock.now());
   const card = creditCardFromForm(body);
-  const token = loaded.kind === 'subscription' ? loaded.sc.checkout.token : loaded.c.row.token;
-  const back = selfUrl(services, token);
+  const back = selfUrl(services, token, frame?.mode);
   const seeResult = () => reply.code(303).header('cache-control', 'no-store').redirect(back, 303);
 
   if (loaded.kind === 'subscription') {
     const { sc } = loaded;
     const lang = buyerLang(request, subscriptionLang(sc.sub));
     const outcome = await answering(token, () =>
-      paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip }),
+      paySubscriptionCheckout(sc, { card, customer: body, ip: request.ip, frame: frame?.mode }),
     );
     if (outcome.kind === 'invalid') {
-      const csrf = reply.generateCsrf();
       const page = (
         <SubscriptionFormPage
           sc={sc}
           lang={lang}
-          csrf={csrf}
+          csrf={csrf()}
+          frame={frame}
           shopName={await shopName(services, sc.ctx.shop.id)}
           problems={formProblems(outcome.errors, lang)}
           values={keptValues(body)}
@@ -169,19 +209,19 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
   const { c } = loaded;
   const formTry = typeof body.try === 'string' && /^\d{1,9}$/.test(body.try) ? Number(body.try) : undefined;
   const outcome = await answering(token, () =>
-    payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry }),
+    payCtpCheckout(c, { card, customer: body, ip: request.ip, formTry, frame: frame?.mode }),
   );
   const lang = buyerLang(request, ctpLang(c.row));
   if (outcome.kind === 'unavailable') throw new PageProblem(503, 'unavailable', lang);
   if (outcome.kind === 'invalid') {
-    const csrf = reply.generateCsrf();
     // The checkout as it is now: a try the gateway refused still counts, and the form names the next.
     const now = (await loadCtpCheckout(services, token)) ?? c;
     const page = (
       <CtpFormPage
         c={now}
         lang={lang}
-        csrf={csrf}
+        csrf={csrf()}
+        frame={frame}
         shopName={await shopName(services, c.ctx.shop.id)}
         problems={formProblems(outcome.errors, lang)}
         values={keptValues(body)}
@@ -206,8 +246,15 @@ async function pay(request: FastifyRequest, reply: FastifyReply) {
 }
 
 export const checkoutPageRoutes: FastifyPluginAsync = async (app) => {
-  await registerPageScope(app, { problemPage: hostedProblemPage, formLimit: 16_384, buyerLanguage: true });
+  await registerPageScope(app, {
+    problemPage: hostedProblemPage,
+    formLimit: 16_384,
+    buyerLanguage: true,
+    framedProblems: true,
+  });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/v2/checkout', options, show);
-  app.post('/v2/checkout', { ...options, preHandler: app.csrfProtection }, pay);
+  // The platform's address of the page (a checkout's redirect_url): the same page.
+  app.get('/widget/hpp.html', options, show);
+  app.post('/v2/checkout', options, pay);
 };

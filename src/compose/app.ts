@@ -8,6 +8,7 @@ import { cabinetRoutes } from '../cabinet/routes.js';
 import { ctpRoutes } from '../checkout/api/routes.js';
 import { checkoutPageRoutes } from '../checkout/page-routes.js';
 import { productPayRoutes } from '../checkout/product/routes.js';
+import { widgetRoutes } from '../checkout/widget.js';
 import type { Services } from '../context.js';
 import { openKeyring } from '../crypto/lookup-keys.js';
 import { customerRoutes } from '../customers/routes.js';
@@ -148,6 +149,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(notificationRoutes);
   await app.register(ctpRoutes);
   await app.register(checkoutPageRoutes);
+  await app.register(widgetRoutes);
   await app.register(cabinetRoutes, { prefix: '/cabinet' });
   return app;
 }

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
+import { checkFormToken, formToken } from '../pages/form-token.js';
+import { frameModeOfUrl } from '../pages/frame-mode.js';
 import { type PageLang, pageLang } from '../pages/lang.js';
 import { buyerLang } from '../pages/language-switch.js';
 import { sendPage } from '../pages/render.js';
 import { returnUrlWithResult } from '../pages/return-url.js';
-import { allowFormTargets, PageProblem, registerPageScope } from '../pages/scope.js';
+import { allowFormTargets, allowFraming, PageProblem, registerPageScope } from '../pages/scope.js';
 import { shopById } from '../shops/index.js';
 import { type ThreeDSecureStep, threeDSecureStep, UID } from './three-ds.js';
 import { type AfterThreeDs, finishThreeDSecureStep, type ThreeDsRouteOptions } from './three-ds-finish.js';
@@ -30,6 +32,10 @@ import {
  *   step always completes as passed: the card, not the cardholder, decides. A repeated POST (a double
  *   click) changes nothing and answers as the first did (three-ds-finish.ts, shared with the shop's
  *   server-side return).
+ * - A step started from a checkout page in a frame on the shop's page (its return_url carries the
+ *   `iframe` mode, docs/embedding.md) may be framed as that page may: by the shop's `frame_origins`,
+ *   else by any site. Every other step refuses frames. Its form's CSRF token is no cookie (none
+ *   survives in a cross-site frame) but an HMAC bound to the uid (pages/form-token.ts).
  * - People get pages, never the API's JSON: an unknown uid is a 404 page, a bad form a 400 page, a
  *   form without its token a 403 page, and a failure of the store a 503 page.
  */
@@ -44,6 +50,8 @@ interface Loaded {
   lang: PageLang;
   view: PaymentView;
   returnUrl: string | null;
+  /** Who may frame the step: undefined when nobody may (not started in a frame); null: any site. */
+  frameOrigins: readonly string[] | null | undefined;
 }
 
 async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
@@ -51,6 +59,7 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
   const step = UID.test(uid) ? await threeDSecureStep(services, uid) : undefined;
   if (!step) throw new PageProblem(404, 'notFound');
   const shop = await shopById(services.db, step.shopId);
+  const frameOrigins = frameModeOfUrl(step.returnUrl) ? (shop?.frameOrigins ?? null) : undefined;
   return {
     step,
     lang: buyerLang(request, pageLang(step.language)),
@@ -61,10 +70,19 @@ async function load(request: FastifyRequest, uid: string): Promise<Loaded> {
       card: step.card,
       shopName: shop?.name ?? null,
       test: step.test,
+      frame: frameOrigins === undefined ? undefined : { origins: frameOrigins },
     },
     returnUrl: step.returnUrl ?? shop?.returnUrl ?? null,
+    frameOrigins,
   };
 }
+
+/** The step's pages in a frame when it was started in one (see above). */
+function frameIfStartedFramed(reply: FastifyReply, loaded: Loaded): void {
+  if (loaded.frameOrigins !== undefined) allowFraming(reply, loaded.frameOrigins);
+}
+
+const FORM = 'three-d-secure';
 
 function servicesOf(request: FastifyRequest): Services {
   return { ...request.server.services, log: request.log };
@@ -73,7 +91,9 @@ function servicesOf(request: FastifyRequest): Services {
 const uidOf = (request: FastifyRequest) => (request.params as { uid: string }).uid;
 
 async function show(request: FastifyRequest, reply: FastifyReply) {
-  const { step, lang, view, returnUrl } = await load(request, uidOf(request));
+  const loaded = await load(request, uidOf(request));
+  const { step, lang, view, returnUrl } = loaded;
+  frameIfStartedFramed(reply, loaded);
   if (step.status !== 'incomplete') {
     const back = returnUrl && returnUrlWithResult(returnUrl, step.uid, step.status);
     return sendPage(
@@ -90,7 +110,8 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
   }
   // The form's answer redirects to the shop: browsers check that redirect against this page's form-action.
   allowFormTargets(reply, [returnUrl]);
-  const token = reply.generateCsrf();
+  const services = servicesOf(request);
+  const token = formToken(services.masterKey, FORM, step.uid, services.clock.now());
   const page =
     step.flow === 'frictionless' ? (
       <FrictionlessPage lang={lang} p={view} token={token} />
@@ -103,7 +124,10 @@ async function show(request: FastifyRequest, reply: FastifyReply) {
 async function complete(request: FastifyRequest, reply: FastifyReply, after: AfterThreeDs | undefined) {
   const services = servicesOf(request);
   const uid = uidOf(request);
-  const { step, lang, view, returnUrl } = await load(request, uid);
+  const loaded = await load(request, uid);
+  const { step, lang, view, returnUrl } = loaded;
+  frameIfStartedFramed(reply, loaded);
+  checkFormToken(request, FORM, step.uid, services.clock.now());
   const outcome = (request.body as Record<string, unknown> | undefined)?.outcome;
   if (typeof outcome !== 'string' || !OUTCOMES.has(outcome)) throw new PageProblem(400, 'badRequest', lang);
   const status = await finishThreeDSecureStep(services, step, outcome as 'passed' | 'failed', after);
@@ -131,7 +155,5 @@ export const processPageRoutes: FastifyPluginAsync<ThreeDsRouteOptions> = async 
   await registerPageScope(app, { problemPage: threeDsProblemPage, formLimit: 4096, buyerLanguage: true });
   const options = { config: { public: true }, schema: { hide: true } };
   app.get('/process/:uid', options, show);
-  app.post('/process/:uid', { ...options, preHandler: app.csrfProtection }, (request, reply) =>
-    complete(request, reply, opts.afterThreeDs),
-  );
+  app.post('/process/:uid', options, (request, reply) => complete(request, reply, opts.afterThreeDs));
 };

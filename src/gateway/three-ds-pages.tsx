@@ -21,6 +21,8 @@ export interface PaymentView {
   card: { brand: string; last_4: string } | null;
   shopName: string | null;
   test: boolean;
+  /** Started from a checkout page in a frame: laid out for it; the shop's origins, null: any site. */
+  frame?: { origins: readonly string[] | null } | undefined;
 }
 
 function PaymentDetails({ t, p }: { t: ThreeDsTexts; p: PaymentView }) {
@@ -42,7 +44,14 @@ interface StepPageProps {
 
 function StepPage({ lang, title, p, scripts, children }: StepPageProps) {
   return (
-    <HostedPage lang={lang} title={title} {...(scripts ? { scripts } : {})} test={p.test}>
+    <HostedPage
+      lang={lang}
+      title={title}
+      {...(scripts ? { scripts } : {})}
+      test={p.test}
+      framed={p.frame !== undefined}
+      data={p.frame ? { 'frame-origins': p.frame.origins ? p.frame.origins.join(' ') : '*' } : {}}
+    >
       {children}
     </HostedPage>
   );

@@ -16,7 +16,7 @@ const TYPES: Record<string, string> = {
   svg: 'image/svg+xml',
 };
 
-interface Asset {
+export interface Asset {
   body: Buffer;
   type: string;
   hash: string;
@@ -28,6 +28,13 @@ for (const name of readdirSync(DIR)) {
   if (!type) continue;
   const body = readFileSync(new URL(name, DIR));
   assets.set(name, { body, type, hash: createHash('sha256').update(body).digest('hex').slice(0, 12) });
+}
+
+/** An asset's bytes, type and short hash (e.g. for a route of its own, as the widget script's). */
+export function assetFile(name: string): Asset {
+  const asset = assets.get(name);
+  if (!asset) throw new Error(`No page asset named ${name}`);
+  return asset;
 }
 
 /** The address of an asset, with the version that makes long caching safe. */

@@ -17,6 +17,8 @@ export interface DocumentProps {
   footer?: ComponentChildren;
   /** Extra elements of <head>, e.g. a result page's `<meta http-equiv="refresh">` (CSP-safe, works without JS). */
   head?: ComponentChildren;
+  /** data-* attributes of <body> for the page's scripts (names without the `data-` prefix). */
+  data?: Record<string, string | undefined>;
   children: ComponentChildren;
 }
 
@@ -33,8 +35,14 @@ export function Document({
   banner,
   footer,
   head,
+  data = {},
   children,
 }: DocumentProps) {
+  const dataAttrs = Object.fromEntries(
+    Object.entries(data)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [`data-${k}`, v]),
+  );
   return (
     <html lang={lang}>
       <head>
@@ -48,7 +56,7 @@ export function Document({
         ))}
         {head}
       </head>
-      <body class={bodyClass}>
+      <body class={bodyClass} {...dataAttrs}>
         {banner}
         {children}
         {footer}
@@ -60,6 +68,11 @@ export function Document({
 export interface HostedPageProps extends Omit<DocumentProps, 'bodyClass' | 'banner' | 'footer'> {
   /** A test product's, checkout's or shop's page: the one test banner, in the page's language. */
   test?: boolean;
+  /**
+   * Shown in a frame on the shop's page (or a phone's window of its own): laid out to fit 320×480,
+   * and frame.js speaks the widget's protocol with the shop's window (docs/embedding.md).
+   */
+  framed?: boolean;
 }
 
 /**
@@ -68,11 +81,12 @@ export interface HostedPageProps extends Omit<DocumentProps, 'bodyClass' | 'bann
  * language (after the form, so the keyboard reaches the buyer's fields first).
  */
 export function HostedPage(props: HostedPageProps) {
-  const { children, test, ...rest } = props;
+  const { children, test, framed, scripts = [], ...rest } = props;
   return (
     <Document
       {...rest}
-      bodyClass="hosted"
+      scripts={framed ? [...scripts, 'frame.js'] : scripts}
+      bodyClass={framed ? 'hosted framed' : 'hosted'}
       banner={test ? <TestBanner lang={props.lang} /> : undefined}
       footer={<LanguageSwitch lang={props.lang} />}
     >

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import { frameModeOf } from './frame-mode.js';
 import { PAGE_LANGS, type PageLang, pageLang } from './lang.js';
 import { LANGUAGE_NAMES, pageTexts } from './texts.js';
 
@@ -73,6 +74,9 @@ export function switchQueryOf(reply: FastifyReply): string {
   const token = (request.body as Record<string, unknown> | undefined)?.token;
   if (request.method === 'POST' && typeof token === 'string' && /^[0-9A-Za-z]{1,64}$/.test(token))
     params.set('token', token);
+  // A page in a frame on the shop's page stays laid out for it in the other language too.
+  const frame = frameModeOf((request.body as Record<string, unknown> | undefined)?.iframe);
+  if (request.method === 'POST' && frame) params.set('iframe', frame);
   params.delete('lang');
   return params.toString();
 }

@@ -27,9 +27,22 @@ export class PageProblem extends Error {
   }
 }
 
-function csp(formTargets: readonly string[], extra: readonly string[] = []): string {
+/** What a page's Content-Security-Policy allows beyond the strict default. */
+interface CspState {
+  /** Origins a form's answer may redirect to (form-action). */
+  formTargets: readonly string[];
+  /** Further directives (e.g. frame-src). */
+  extra: readonly string[];
+  /** Who may frame the page (frame-ancestors): nobody unless the page says. */
+  ancestors: string;
+}
+
+const STRICT: CspState = { formTargets: [], extra: [], ancestors: "'none'" };
+const cspStates = new WeakMap<FastifyReply, CspState>();
+
+function csp(state: CspState): string {
   const origins = new Set<string>();
-  for (const target of formTargets) {
+  for (const target of state.formTargets) {
     try {
       const url = new URL(target);
       if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
@@ -46,9 +59,15 @@ function csp(formTargets: readonly string[], extra: readonly string[] = []): str
     "connect-src 'self'",
     `form-action ${formAction}`,
     "base-uri 'none'",
-    "frame-ancestors 'none'",
-    ...extra,
+    `frame-ancestors ${state.ancestors}`,
+    ...state.extra,
   ].join('; ');
+}
+
+function widenCsp(reply: FastifyReply, change: Partial<CspState>): void {
+  const state = { ...(cspStates.get(reply) ?? STRICT), ...change };
+  cspStates.set(reply, state);
+  reply.header('content-security-policy', csp(state));
 }
 
 /**
@@ -56,7 +75,7 @@ function csp(formTargets: readonly string[], extra: readonly string[] = []): str
  * page on another host) must name that origin in form-action: browsers check the redirect too.
  */
 export function allowFormTargets(reply: FastifyReply, targets: readonly (string | null | undefined)[]): void {
-  reply.header('content-security-policy', csp(targets.filter((t): t is string => typeof t === 'string')));
+  widenCsp(reply, { formTargets: targets.filter((t): t is string => typeof t === 'string') });
 }
 
 /**
@@ -64,7 +83,18 @@ export function allowFormTargets(reply: FastifyReply, targets: readonly (string 
  * under its own `sandbox` policy) allows frames from this origin, and nothing else more.
  */
 export function allowSelfFrames(reply: FastifyReply): void {
-  reply.header('content-security-policy', csp([], ["frame-src 'self'"]));
+  widenCsp(reply, { extra: ["frame-src 'self'"] });
+}
+
+/**
+ * The payment form and the pages it leads to, embedded in a shop's own page (docs/embedding.md): any
+ * http(s) site may frame this answer, or only `origins` when the shop named them. Every other page
+ * keeps `frame-ancestors 'none'` and X-Frame-Options DENY (set for every page by registerPageScope).
+ */
+export function allowFraming(reply: FastifyReply, origins: readonly string[] | null): void {
+  reply.removeHeader('x-frame-options');
+  const ancestors = origins === null ? 'http: https:' : origins.length > 0 ? origins.join(' ') : "'none'";
+  widenCsp(reply, { ancestors });
 }
 
 export interface PageScopeOptions {
@@ -77,6 +107,12 @@ export interface PageScopeOptions {
   buyerLanguage?: boolean;
   /** Renders the page for a problem: each group of pages shows problems in its own look. */
   problemPage: (lang: PageLang, kind: ProblemKind) => VNode;
+  /**
+   * The group's problem pages may be framed by any site (the embedded payment form's: a form that
+   * expired or a token not found must show inside the shop's page, not as "refused to connect").
+   * They carry no action a click could be stolen for.
+   */
+  framedProblems?: boolean;
 }
 
 export async function registerPageScope(app: FastifyInstance, opts: PageScopeOptions): Promise<void> {
@@ -88,7 +124,7 @@ export async function registerPageScope(app: FastifyInstance, opts: PageScopeOpt
     frameguard: { action: 'deny' },
     crossOriginEmbedderPolicy: false,
   });
-  const strict = csp([]);
+  const strict = csp(STRICT);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('content-security-policy', strict);
   });
@@ -98,6 +134,9 @@ export async function registerPageScope(app: FastifyInstance, opts: PageScopeOpt
       rememberChosenLang(request, reply);
     });
   app.setErrorHandler((error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    // A page that already knows who may frame it (the shop's list) keeps that.
+    if (opts.framedProblems && (cspStates.get(reply) ?? STRICT).ancestors === STRICT.ancestors)
+      allowFraming(reply, null);
     const recordLang = error instanceof PageProblem ? error.lang : undefined;
     // On the hosted pages: the buyer's choice, else the record's language, else the browser's.
     const lang = opts.buyerLanguage

@@ -22,6 +22,7 @@ export {
   rotateShopKey,
   ShopInputError,
   shopById,
+  shopByPublicKey,
   shopSecret,
   shopsByIds,
   signingKeyOf,

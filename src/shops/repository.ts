@@ -39,6 +39,8 @@ export interface ShopRow {
   retry_schedule: RetryScheduleSetting | null;
   quiet_hours: QuietHoursSetting | null;
   clock_offset_ms: number;
+  /** Origins that may frame the shop's checkout pages; null: any site. */
+  frame_origins: string[] | null;
   created_at: Date;
 }
 
@@ -56,6 +58,7 @@ export function toShop(r: ShopRow): Shop {
     retrySchedule: r.retry_schedule ?? null,
     quietHours: r.quiet_hours ?? null,
     clockOffsetMs: r.clock_offset_ms ?? 0,
+    frameOrigins: r.frame_origins ?? null,
     createdAt: r.created_at,
   };
 }
@@ -162,6 +165,7 @@ export interface ShopSettings {
   retrySchedule?: RetryScheduleSetting | null;
   quietHours?: QuietHoursSetting | null;
   notificationAuth?: NotificationAuth;
+  frameOrigins?: string[] | null;
 }
 
 /** jsonb as text: the pg driver would send a JS array as a PostgreSQL array, not as JSON. */
@@ -186,7 +190,8 @@ export async function updateShopSettings(
        time_zone = COALESCE($9, time_zone),
        retry_schedule = CASE WHEN $10::boolean THEN $11::jsonb ELSE retry_schedule END,
        quiet_hours = CASE WHEN $12::boolean THEN $13::jsonb ELSE quiet_hours END,
-       notification_auth = COALESCE($14, notification_auth)
+       notification_auth = COALESCE($14, notification_auth),
+       frame_origins = CASE WHEN $15::boolean THEN $16::jsonb ELSE frame_origins END
      WHERE id = $1 RETURNING *`,
     [
       id,
@@ -203,9 +208,21 @@ export async function updateShopSettings(
       s.quietHours !== undefined,
       jsonb(s.quietHours),
       s.notificationAuth ?? null,
+      s.frameOrigins !== undefined,
+      jsonb(s.frameOrigins),
     ],
   );
   return row;
+}
+
+/**
+ * The shop whose public key (the one that verifies its notifications) has the base64 body `body`:
+ * the widget's public-key integration names the shop so (migration 038's generated column).
+ */
+export async function findShopRowByPublicKey(db: Queryable, body: string): Promise<ShopRow | undefined> {
+  const rows = await db.query<ShopRow>('SELECT * FROM shops WHERE public_key_body = $1 LIMIT 2', [body]);
+  // A key two shops share (made outside Kopek and given to both) names neither.
+  return rows.length === 1 ? rows[0] : undefined;
 }
 
 /**

@@ -50,6 +50,11 @@ export const ShopSettingsSchema = Type.Object(
       Type.String({ description: 'A new key pair, shown before it signs: confirm it to switch' }),
     ),
     pending_public_key_base64: Nullable(Str),
+    frame_origins: Nullable(
+      Type.Array(Str, {
+        description: "Origins that may frame the shop's checkout pages; null: any site (docs/embedding.md)",
+      }),
+    ),
   },
   { $id: 'ShopSettings' },
 );

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../db/db.js';
 import {
   countShops,
   findShopRow,
+  findShopRowByPublicKey,
   findShopRows,
   insertShop,
   MAX_SHOP_ID,
@@ -54,6 +55,17 @@ export class ShopInputError extends Error {}
 /** A shop by its id, as verbs see it; undefined when there is none. */
 export async function shopById(db: Queryable, id: number): Promise<Shop | undefined> {
   const row = await findShopRow(db, id);
+  return row && toShop(row);
+}
+
+/**
+ * The shop whose public key has the base64 body `key` (as GET /shop answers `public_key_base64`, the
+ * platform widget's `public_key`); a PEM is taken too.
+ */
+export async function shopByPublicKey(db: Queryable, key: string): Promise<Shop | undefined> {
+  const body = key.replace(/-----[A-Z ]+-----|\s/g, '');
+  if (!/^[A-Za-z0-9+/]{40,2048}={0,2}$/.test(body)) return undefined;
+  const row = await findShopRowByPublicKey(db, body);
   return row && toShop(row);
 }
 

@@ -49,6 +49,8 @@ export interface ShopSettingsView {
   /** A new key pair's public key, shown before it signs; null when none is pending. */
   pending_public_key: string | null;
   pending_public_key_base64: string | null;
+  /** The origins that may frame the shop's checkout pages; null: any site (docs/embedding.md). */
+  frame_origins: string[] | null;
 }
 
 /** What reading the settings needs: the store, and the master key and clock for the webhook secret. */
@@ -98,6 +100,7 @@ export async function settingsView(deps: SettingsDeps, row: ShopRow): Promise<Sh
         : null,
     pending_public_key: row.pending_public_key,
     pending_public_key_base64: row.pending_public_key === null ? null : pemBody(row.pending_public_key),
+    frame_origins: row.frame_origins ?? null,
   };
 }
 
@@ -110,6 +113,27 @@ export async function getShopSettings(deps: SettingsDeps, shopId: number): Promi
 addFormat('padded-email', (v) => isEmail(v.trim()));
 addFormat('padded-http-url', (v) => v.trim().length <= MAX_URL && isHttpUrl(v.trim()));
 addFormat('time-zone', (v) => canonicalTimeZone(v.trim()) !== undefined);
+addFormat('web-origin', (v) => webOrigin(v) !== undefined);
+
+/** The most origins a shop may name as allowed to frame its checkout pages. */
+export const MAX_FRAME_ORIGINS = 20;
+const ORIGIN_MESSAGE = 'must be an origin: http(s)://host[:port], no path, query or fragment';
+
+/** `https://shop.example` as its origin; undefined for anything else (a path, a query, a wildcard). */
+export function webOrigin(text: string): string | undefined {
+  const v = text.trim();
+  if (v.length > 255) return undefined;
+  try {
+    const url = new URL(v);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return undefined;
+    // "https://shop.example/" is the origin as written with a slash; anything more is a path.
+    if (!/^https?:\/\/[^/?#]+\/?$/i.test(v)) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A setting as PATCH takes it: null is a value (clear it, or not allowed), never "unchanged". */
 const Setting = <T extends TSchema>(schema: T, message?: string) =>
@@ -190,6 +214,15 @@ export const ShopSettingsInput = enforced(
               '{start, end}: local hours (HH:MM) in which no renewal is charged, start after end crossing midnight; null: none',
           }),
         ),
+        frame_origins: Setting(
+          Type.Union([
+            Type.Array(Type.String({ format: 'web-origin', [MESSAGES]: { format: ORIGIN_MESSAGE } }), {
+              maxItems: MAX_FRAME_ORIGINS,
+              description: `Origins (https://shop.example) that may frame the shop's checkout pages, at most ${MAX_FRAME_ORIGINS}; null or absent: any site; [] none`,
+            }),
+            Type.Null(),
+          ]),
+        ),
       },
       { description: 'Any of the settings; fields not given stay as they are, unknown fields are ignored' },
     ),
@@ -208,6 +241,10 @@ export function parseSettings(body: Record<string, unknown>): ShopSettings {
   if (body.notification_email !== undefined) s.notificationEmail = trimmed(body.notification_email);
   if (body.return_url !== undefined) s.returnUrl = trimmed(body.return_url);
   if (body.notification_auth !== undefined) s.notificationAuth = body.notification_auth as NotificationAuth;
+  if (body.frame_origins !== undefined)
+    s.frameOrigins = Array.isArray(body.frame_origins)
+      ? [...new Set(body.frame_origins.map((o) => webOrigin(String(o)) as string))]
+      : null;
   const parsers = [
     ['time_zone', parseTimeZone, 'timeZone'],
     ['retry_schedule', parseRetrySchedule, 'retrySchedule'],

@@ -5,6 +5,7 @@ import { ApiError, ErrorCollector, type ErrorTree } from '../core/errors.js';
 import { insertCustomer, validateCustomer } from '../customers/index.js';
 import { newId } from '../ids.js';
 import { checkoutUrl } from '../pages/checkout-url.js';
+import { type FrameMode, withFrameMode } from '../pages/frame-mode.js';
 import { findPlanOfShop, type Plan } from '../plans/index.js';
 import { shopById } from '../shops/index.js';
 import { takeFirstCharge, tokenizeCard } from './charge.js';
@@ -64,6 +65,8 @@ export interface CheckoutForm {
   /** The buyer's details, when the subscription has no customer yet. */
   customer?: Record<string, unknown>;
   ip: string;
+  /** The page is in a frame on the shop's page (`iframe=` mode): 3-D Secure returns to it so. */
+  frame?: FrameMode | undefined;
 }
 
 export type PayOutcome =
@@ -151,7 +154,7 @@ export async function paySubscriptionCheckout(
   });
   if (claimed.kind === 'expired') return claimed;
   if (!claimed.charge) return { kind: 'done', sub: claimed.sub };
-  const back = checkoutUrl(ctx.config.checkoutUrl, sc.checkout.token);
+  const back = withFrameMode(checkoutUrl(ctx.config.checkoutUrl, sc.checkout.token), form.frame);
   const cvc = checked.card.cvc;
   const sub = await takeFirstCharge(ctx, claimed.sub, plan, claimed.charge, cvc, back);
   return { kind: 'done', sub };

@@ -1,6 +1,6 @@
 import type { Harness } from '../harness.js';
 
-/** A buyer's browser without a browser: GET the page, keep its CSRF cookie and token, post the form. */
+/** A buyer's browser without a browser: GET the page, keep its cookies (none now) and CSRF token, post the form. */
 export interface PageVisit {
   status: number;
   html: string;
@@ -8,8 +8,11 @@ export interface PageVisit {
   csrf: string;
 }
 
-export async function openPage(h: Pick<Harness, 'app'>, token: string): Promise<PageVisit> {
-  const res = await h.app.inject({ method: 'GET', url: `/v2/checkout?token=${encodeURIComponent(token)}` });
+export async function openPage(h: Pick<Harness, 'app'>, token: string, query = ''): Promise<PageVisit> {
+  const res = await h.app.inject({
+    method: 'GET',
+    url: `/v2/checkout?token=${encodeURIComponent(token)}${query}`,
+  });
   const setCookie = res.headers['set-cookie'];
   const cookies = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []).map(
     (c) => c.split(';')[0],

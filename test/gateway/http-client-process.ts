@@ -145,7 +145,7 @@ export async function fakeGateway(answer?: (res: import('node:http').ServerRespo
   };
 }
 
-/** Presses "Pass authentication" on a 3-D Secure page over HTTP, with the cookie and CSRF token it set. */
+/** Presses "Pass authentication" on a 3-D Secure page over HTTP, with the CSRF token of its form (and any cookie it set). */
 export async function passOnPage(url: string): Promise<Response> {
   const page = await fetch(url);
   const cookie =

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { returnUrlWithResult } from '../../src/gateway/process-page.js';
+import { formToken } from '../../src/pages/form-token.js';
 import { harness, TEST_PUBLIC_URL } from '../harness.js';
 import { card, type GatewayShop, gatewayShop } from './helpers.js';
 
@@ -28,23 +29,23 @@ const open = (g: GatewayShop, uid: string, cookie?: string) =>
   g.h.app.inject({ method: 'GET', url: `/process/${uid}`, ...(cookie ? { headers: { cookie } } : {}) });
 
 interface Form {
-  /** The CSRF cookie the page set (name=value). */
-  cookie: string;
   /** The form's CSRF token. */
   token: string;
 }
 
-/** Opens the page as a browser would, keeping the cookie and the token its forms carry. */
+/**
+ * Opens the page as a browser would, keeping the token its forms carry. No cookie: the step may run
+ * in a cross-site frame, where none is kept (pages/form-token.ts).
+ */
 async function formOf(g: GatewayShop, uid: string): Promise<Form> {
   const res = await open(g, uid);
-  const set = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('kopek_csrf='));
   const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
-  expect(set, 'the page sets its CSRF cookie').toBeDefined();
+  expect(res.headers['set-cookie'], 'the page sets no cookie').toBeUndefined();
   expect(token, 'the page carries a CSRF token').toBeDefined();
-  return { cookie: (set as string).split(';')[0] as string, token: token as string };
+  return { token: token as string };
 }
 
-/** POSTs a form body; `form` adds the page's cookie and token, as a browser submitting it does. */
+/** POSTs a form body; `form` adds the page's token, as a browser submitting it does. */
 const post = (
   g: GatewayShop,
   uid: string,
@@ -55,7 +56,7 @@ const post = (
   g.h.app.inject({
     method: 'POST',
     url: `/process/${uid}`,
-    headers: { 'content-type': type, ...(form ? { cookie: form.cookie } : {}) },
+    headers: { 'content-type': type },
     payload: form ? `_csrf=${encodeURIComponent(form.token)}${body ? `&${body}` : ''}` : body,
   });
 
@@ -217,12 +218,28 @@ describe('POST /process/{uid}', () => {
   });
 
   it.each([
-    ['without a token or cookie', async () => undefined],
+    ['without a token', async () => undefined],
     ['with a forged token', async (f: Form) => ({ ...f, token: `${f.token.slice(0, -4)}AAAA` })],
-    ['with a token but no cookie', async (f: Form) => ({ ...f, cookie: 'other=1' })],
+    [
+      "with another payment's token",
+      async (_f: Form, g: GatewayShop) => ({
+        token: formToken(g.h.masterKey, 'three-d-secure', UNKNOWN_UID, g.h.clock.now()),
+      }),
+    ],
+    [
+      'with a token a week old',
+      async (_f: Form, g: GatewayShop, uid: string) => ({
+        token: formToken(
+          g.h.masterKey,
+          'three-d-secure',
+          uid,
+          new Date(g.h.clock.now().getTime() - 8 * 86_400_000),
+        ),
+      }),
+    ],
   ])('refuses a form %s with a 403 page and changes nothing', async (_name, tamper) => {
     const { g, uid } = await incomplete({ return_url: 'https://shop.example/back' });
-    const form = await tamper(await formOf(g, uid));
+    const form = await tamper(await formOf(g, uid), g, uid);
     const res = await post(g, uid, 'outcome=failed', form);
     expectPage(res, 403);
     expect(res.body).toContain('This form has expired');
@@ -274,5 +291,40 @@ describe('returnUrlWithResult', () => {
   it('refuses what is not an http(s) address', () => {
     expect(returnUrlWithResult('javascript:alert(1)', 'u', 'failed')).toBeNull();
     expect(returnUrlWithResult('not a url', 'u', 'failed')).toBeNull();
+  });
+});
+
+describe('a 3-D Secure step started in a frame', () => {
+  it('may be framed as the checkout page it came from may; any other step refuses frames', async () => {
+    const framed = await incomplete({
+      return_url: 'https://checkout.example/v2/checkout?token=t&iframe=inline',
+    });
+    const page = await open(framed.g, framed.uid);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['x-frame-options']).toBeUndefined();
+    expect(page.headers['content-security-policy']).toContain('frame-ancestors http: https:');
+    // Its form, posted from the frame without any cookie, completes the step and returns to the frame.
+    const done = await post(framed.g, framed.uid, 'outcome=passed', await formOf(framed.g, framed.uid));
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe(
+      `https://checkout.example/v2/checkout?token=t&iframe=inline&uid=${framed.uid}&status=successful`,
+    );
+    expect(done.headers['x-frame-options']).toBeUndefined();
+
+    const top = await incomplete({ return_url: 'https://shop.example/back' });
+    const refused = await open(top.g, top.uid);
+    expect(refused.headers['x-frame-options']).toBe('DENY');
+    expect(refused.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it("is framed by the shop's allowed origins only, when it names them", async () => {
+    const { g, uid } = await incomplete({
+      return_url: 'https://checkout.example/v2/checkout?token=t&iframe=overlay',
+    });
+    expect((await g.api.send('PATCH', '/shop', { frame_origins: ['https://shop.example'] })).status).toBe(
+      200,
+    );
+    const page = await open(g, uid);
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors https:\/\/shop\.example(;|$)/);
   });
 });

@@ -39,6 +39,7 @@ describe('GET /shop', () => {
       webhook_secret_previous_until: null,
       pending_public_key: null,
       pending_public_key_base64: null,
+      frame_origins: null,
     });
     // The base64 form is the same key, as DER.
     const der = createPublicKey({
@@ -153,6 +154,41 @@ describe('PATCH /shop', () => {
     expect(nullZone.body.errors).toEqual({
       time_zone: ['is not an IANA time zone such as Europe/Minsk or UTC'],
     });
+  });
+
+  it("names the origins that may frame the shop's checkout pages, as origins; null lets any site", async () => {
+    const { api } = await setup();
+    const set = await api.send('PATCH', '/shop', {
+      frame_origins: [
+        'https://shop.example',
+        'https://shop.example/',
+        'http://127.0.0.2:8080',
+        'HTTPS://Other.Example',
+      ],
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.frame_origins).toEqual([
+      'https://shop.example',
+      'http://127.0.0.2:8080',
+      'https://other.example',
+    ]);
+    expect((await api.get('/shop')).body.frame_origins).toEqual(set.body.frame_origins);
+    for (const bad of [
+      ['https://shop.example/pay'],
+      ['*'],
+      ['shop.example'],
+      ['https://shop.example?x=1'],
+      'https://a.example',
+    ]) {
+      const refused = await api.send('PATCH', '/shop', { frame_origins: bad });
+      expect(refused.status, JSON.stringify(bad)).toBe(422);
+      expect(JSON.stringify(refused.body.errors)).toContain('frame_origins');
+    }
+    const many = Array.from({ length: 21 }, (_, i) => `https://s${i}.example`);
+    expect((await api.send('PATCH', '/shop', { frame_origins: many })).status).toBe(422);
+    expect((await api.get('/shop')).body.frame_origins).toEqual(set.body.frame_origins);
+    const cleared = await api.send('PATCH', '/shop', { frame_origins: null });
+    expect(cleared.body.frame_origins).toBeNull();
   });
 
   it('refuses e-mail notifications without an address to send them to', async () => {

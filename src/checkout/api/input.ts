@@ -59,6 +59,8 @@ export interface CtpInput {
   customer: Record<string, string> | null;
   paymentMethod: Record<string, unknown> | null;
   expiresAt: Date | null;
+  /** `iframe: true`: the page is shown in a frame on the shop's page (docs/embedding.md). */
+  iframe: boolean;
 }
 
 addFormat('iso-instant', (text) => parseInstant(text) !== undefined);
@@ -142,6 +144,15 @@ export const CheckoutBody = enforced(
         transaction_type: Type.Enum(TRANSACTION_TYPES, { type: 'string' }),
         attempts: Type.Optional(Nullable(WholeNumber({ minimum: 1, default: 1 }))),
         test: Type.Optional(Nullable(Type.Boolean({ default: false }))),
+        iframe: Type.Optional(
+          Nullable(
+            Type.Boolean({
+              default: false,
+              description:
+                "The page is shown in a frame on the shop's page: laid out for it, and the end of a payment is posted to the shop's window",
+            }),
+          ),
+        ),
         order: Type.Object({
           amount: Type.Optional(
             Nullable(
@@ -281,5 +292,6 @@ export function parseCheckout(body: unknown, versionHeader: unknown, now: Date):
     customer: customerOf(member(checkout.customer)),
     paymentMethod: member(checkout.payment_method) ?? null,
     expiresAt,
+    iframe: checkout.iframe === true,
   };
 }

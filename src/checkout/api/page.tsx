@@ -4,7 +4,7 @@ import { fill, type PageLang, pageLang } from '../../pages/lang.js';
 import { returnUrlWithResult, shopSiteOf } from '../../pages/return-url.js';
 import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type CustomerField, type FormProblems } from '../form-errors.js';
-import { CheckoutFrame, FormErrors, type ResultProps } from '../pages.js';
+import { CheckoutFrame, FormErrors, type FrameInfo, type ResultProps } from '../pages.js';
 import { checkoutTexts } from '../texts.js';
 import type { CtpCheckout } from './pay.js';
 import type { CtpRow } from './repository.js';
@@ -38,6 +38,8 @@ export interface CtpFormProps {
   csrf: string;
   problems?: FormProblems;
   values?: CardFormValues & Record<string, string>;
+  /** Shown in a frame on the shop's page: its mode goes with the form, links leave the frame. */
+  frame?: FrameInfo | undefined;
 }
 
 export function CtpFormPage(p: CtpFormProps) {
@@ -60,8 +62,15 @@ export function CtpFormPage(p: CtpFormProps) {
   if (!tokenization) rows.push([t.amount, amount]);
   if (row.order.tracking_id) rows.push([t.order, row.order.tracking_id]);
   return (
-    <CheckoutFrame lang={lang} title={title} test={row.test} scripts={['card-form.js']}>
-      <h1>{title}</h1>
+    <CheckoutFrame
+      lang={lang}
+      title={title}
+      test={row.test}
+      scripts={['card-form.js']}
+      frame={p.frame}
+      end={declined ? { status: row.status ?? 'failed' } : undefined}
+    >
+      <h1 class="form-title">{title}</h1>
       <Details rows={rows} />
       {declined && (
         <div class="error-summary" role="alert">
@@ -76,6 +85,7 @@ export function CtpFormPage(p: CtpFormProps) {
         <CsrfField token={p.csrf} />
         <input type="hidden" name="token" value={row.token} />
         <input type="hidden" name="try" value={String(row.tries)} />
+        {p.frame && <input type="hidden" name="iframe" value={p.frame.mode} />}
         {shown.length > 0 && (
           <fieldset>
             <legend>{t.customer}</legend>
@@ -112,7 +122,7 @@ export function CtpFormPage(p: CtpFormProps) {
             )}
           </button>
           {row.settings.cancel_url && (
-            <a class="button" href={row.settings.cancel_url}>
+            <a class="button" href={row.settings.cancel_url} target={p.frame ? '_top' : undefined}>
               {t.cancel}
             </a>
           )}
@@ -128,7 +138,16 @@ export function ctpOpen(row: CtpRow, now: Date): boolean {
 }
 
 /** The page of a checkout that takes no card any more (or waits for the bank). */
-export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): ResultProps {
+export function ctpResult(
+  c: CtpCheckout,
+  selfUrl: string,
+  lang: PageLang,
+  frame?: FrameInfo | undefined,
+): ResultProps {
+  return { ...ctpOutcome(c, selfUrl, lang), frame };
+}
+
+function ctpOutcome(c: CtpCheckout, selfUrl: string, lang: PageLang): ResultProps {
   const { row } = c;
   const t = checkoutTexts(lang);
   const s = row.settings;
@@ -146,6 +165,7 @@ export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): Resu
       title: t.expiredTitle,
       lines: [continueUrl ? t.expiredText : fill(t.expiredTextNoLink, { shop: c.ctx.shop.name })],
       continueUrl,
+      status: 'error',
     };
   }
   const tx = row.gateway_response?.transaction;
@@ -153,7 +173,15 @@ export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): Resu
     const redirect = typeof tx?.redirect_url === 'string' ? tx.redirect_url : undefined;
     if (redirect)
       return { lang, test, tone: 'wait', title: t.authTitle, lines: [t.authText], authUrl: redirect };
-    return { lang, test, tone: 'wait', title: t.pendingTitle, lines: [t.pendingText], refreshUrl: selfUrl };
+    return {
+      lang,
+      test,
+      tone: 'wait',
+      title: t.pendingTitle,
+      lines: [t.pendingText],
+      refreshUrl: selfUrl,
+      status: 'pending',
+    };
   }
   const money = <Money amount={row.order.amount} currency={row.order.currency} />;
   const details: Array<[string, preact.ComponentChildren]> = [[t.description, row.order.description]];
@@ -175,6 +203,7 @@ export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): Resu
       details,
       continueUrl: back && withToken(back, row, 'successful'),
       autoContinue: true,
+      status: 'successful',
     };
   }
   const status = row.status ?? 'failed';
@@ -188,5 +217,6 @@ export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): Resu
     details,
     continueUrl: back && withToken(back, row, status),
     autoContinue: true,
+    status,
   };
 }

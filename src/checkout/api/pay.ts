@@ -13,6 +13,7 @@ import {
   type TransactionAnswer,
 } from '../../gateway/index.js';
 import { checkoutUrl } from '../../pages/checkout-url.js';
+import { type FrameMode, withFrameMode } from '../../pages/frame-mode.js';
 import { shopById } from '../../shops/index.js';
 import { CUSTOMER_FIELD_NAMES } from '../form-errors.js';
 import {
@@ -160,6 +161,7 @@ function chargeRequest(
   card: Record<string, unknown>,
   customer: Record<string, string>,
   ip: string,
+  frame: FrameMode | undefined,
 ) {
   const { row } = c;
   const address: Record<string, string> = {};
@@ -172,7 +174,8 @@ function chargeRequest(
     // The shop's own tracking_id when it gave one (its transactions carry it), else the try's key.
     tracking_id: row.order.tracking_id ?? tryKey(row.token, row.tries),
     language: row.settings.language,
-    return_url: checkoutUrl(c.ctx.config.checkoutUrl, row.token),
+    // Back from 3-D Secure to the page in the frame it was paid in (docs/embedding.md).
+    return_url: withFrameMode(checkoutUrl(c.ctx.config.checkoutUrl, row.token), frame),
     ...(row.settings.notification_url ? { notification_url: row.settings.notification_url } : {}),
     test: row.test,
     // The claim already makes a second charge of one try impossible; a buyer trying the same card
@@ -196,6 +199,7 @@ async function tryOnce(
   card: Record<string, unknown>,
   customer: Record<string, string>,
   ip: string,
+  frame: FrameMode | undefined,
 ) {
   if (c.row.transaction_type === 'tokenization') {
     const { verification_value: _cvc, ...fields } = card;
@@ -212,7 +216,7 @@ async function tryOnce(
     };
     return outcome;
   }
-  const request = chargeRequest(c, card, customer, ip);
+  const request = chargeRequest(c, card, customer, ip, frame);
   const answer =
     c.row.transaction_type === 'authorization'
       ? await gateway.authorization(request)
@@ -241,6 +245,7 @@ interface TryInput {
   customer: Record<string, string>;
   ip: string;
   formTry: number | undefined;
+  frame: FrameMode | undefined;
 }
 
 /** The gateway in this process: claim, payment and outcome in one transaction (a crash undoes all). */
@@ -254,7 +259,14 @@ function payHere(c: CtpCheckout, t: TryInput, gatewayOf: GatewayOf): Promise<Ctp
     const here: Ctx = { ...ctx, db: dbWithin(tx, ctx.db.kind) };
     let outcome: CtpOutcome;
     try {
-      outcome = await tryOnce({ ctx: here, row: claimed }, gatewayOf(here), t.card, t.customer, t.ip);
+      outcome = await tryOnce(
+        { ctx: here, row: claimed },
+        gatewayOf(here),
+        t.card,
+        t.customer,
+        t.ip,
+        t.frame,
+      );
     } catch (err) {
       if (err instanceof GatewayTimeout) {
         // The acquirer did not answer in time; the pending transaction commits with the try.
@@ -281,7 +293,7 @@ async function payRemote(c: CtpCheckout, t: TryInput, gatewayOf: GatewayOf): Pro
   if (!claimed) return { kind: 'busy' };
   let outcome: CtpOutcome;
   try {
-    outcome = await tryOnce({ ctx, row: claimed }, gatewayOf(ctx), t.card, t.customer, t.ip);
+    outcome = await tryOnce({ ctx, row: claimed }, gatewayOf(ctx), t.card, t.customer, t.ip, t.frame);
   } catch (err) {
     if (err instanceof GatewayTimeout) {
       // The money may have moved: with a uid the page asks about it; without, the claim stays until
@@ -312,6 +324,8 @@ export async function payCtpCheckout(
     ip: string;
     /** The try the form was shown for (its hidden `try`), when it says. */
     formTry?: number | undefined;
+    /** The page is in a frame on the shop's page: 3-D Secure returns to it so. */
+    frame?: FrameMode | undefined;
   },
   gatewayOf: GatewayOf = gatewayClient,
 ): Promise<CtpPayOutcome> {
@@ -326,6 +340,6 @@ export async function payCtpCheckout(
     requireCvc: c.row.transaction_type !== 'tokenization',
   });
   if (!errors.empty || !card) return { kind: 'invalid', errors: errors.tree };
-  const t = { card: form.card, customer, ip: form.ip, formTry: form.formTry };
+  const t = { card: form.card, customer, ip: form.ip, formTry: form.formTry, frame: form.frame };
   return ctx.config.gatewayRemote ? payRemote(c, t, gatewayOf) : payHere(c, t, gatewayOf);
 }

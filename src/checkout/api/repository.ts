@@ -17,6 +17,8 @@ export interface CtpRow {
   settings: CtpSettings;
   customer: Record<string, string> | null;
   payment_method: Record<string, unknown> | null;
+  /** Opened with `checkout.iframe: true`: its page is laid out for a frame on the shop's page. */
+  iframe: boolean;
   status: CtpStatus | null;
   message: string | null;
   gateway_response: { transaction: Record<string, unknown> } | null;
@@ -43,6 +45,7 @@ export type NewCtp = Pick<
   | 'settings'
   | 'customer'
   | 'payment_method'
+  | 'iframe'
   | 'created_at'
   | 'expires_at'
 >;
@@ -52,8 +55,8 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
 export async function insertCtp(db: Queryable, c: NewCtp): Promise<CtpRow> {
   const [row] = await db.query<CtpRow>(
     `INSERT INTO ctp_checkouts (token, shop_id, transaction_type, attempts, test, version, "order", settings,
-       customer, payment_method, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+       customer, payment_method, created_at, expires_at, iframe)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
     [
       c.token,
       c.shop_id,
@@ -67,6 +70,7 @@ export async function insertCtp(db: Queryable, c: NewCtp): Promise<CtpRow> {
       json(c.payment_method),
       c.created_at,
       c.expires_at,
+      c.iframe,
     ],
   );
   return row as CtpRow;

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { randomToken } from '../../ids.js';
 import { type Announcement, eventInsert } from '../../notifications/index.js';
-import { CHECKOUT_TTL_MS, checkoutUrl } from '../../pages/checkout-url.js';
+import { CHECKOUT_TTL_MS, hostedPageUrl } from '../../pages/checkout-url.js';
 import { parseCheckout } from './input.js';
 import { type CtpRow, EXPIRED_MESSAGE, findCtp, insertCtp } from './repository.js';
 
@@ -38,7 +38,7 @@ export function toCtpView(row: CtpRow, checkoutBase: string, now: Date): CtpView
   const expired = isExpiredUnpaid(row, now);
   return {
     token: row.token,
-    redirect_url: checkoutUrl(checkoutBase, row.token),
+    redirect_url: hostedPageUrl(checkoutBase, row.token),
     transaction_type: row.transaction_type,
     attempts: row.attempts,
     test: row.test,
@@ -75,10 +75,11 @@ export async function createCtpCheckout(
     settings: input.settings,
     customer: input.customer,
     payment_method: input.paymentMethod,
+    iframe: input.iframe,
     created_at: now,
     expires_at: input.expiresAt ?? new Date(now.getTime() + CHECKOUT_TTL_MS),
   });
-  return { token: row.token, redirect_url: checkoutUrl(ctx.config.checkoutUrl, row.token) };
+  return { token: row.token, redirect_url: hostedPageUrl(ctx.config.checkoutUrl, row.token) };
 }
 
 /** Another shop's checkout is as unknown as one that never existed. */

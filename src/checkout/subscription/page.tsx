@@ -7,7 +7,7 @@ import type { Plan } from '../../plans/index.js';
 import { firstSchedule, type SubscriptionCheckout, type SubscriptionRow } from '../../subscriptions/index.js';
 import { bankMessage } from '../bank-messages.js';
 import { CUSTOMER_FIELDS, type FormProblems } from '../form-errors.js';
-import { CheckoutFrame, FormErrors, type ResultProps, shopDate } from '../pages.js';
+import { CheckoutFrame, FormErrors, type FrameInfo, type ResultProps, shopDate } from '../pages.js';
 import { checkoutTexts, periodText } from '../texts.js';
 
 /** The page's language: the subscription's page settings, else its own language (others: English). */
@@ -25,6 +25,8 @@ export interface SubscriptionFormProps {
   csrf: string;
   problems?: FormProblems;
   values?: CardFormValues & Record<string, string>;
+  /** Shown in a frame on the shop's page: its mode goes with the form. */
+  frame?: FrameInfo | undefined;
 }
 
 /** What the plan costs and when, as the buyer is about to agree to it. */
@@ -98,8 +100,9 @@ export function SubscriptionFormPage(p: SubscriptionFormProps) {
       title={title}
       test={sc.ctx.shop.test || sc.plan.test === true}
       scripts={['card-form.js']}
+      frame={p.frame}
     >
-      <h1>{title}</h1>
+      <h1 class="form-title">{title}</h1>
       <Details
         rows={[[t.shop, p.shopName], ...planRows(sc.plan, sc.ctx.clock.now(), sc.sub.time_zone, lang)]}
       />
@@ -107,6 +110,7 @@ export function SubscriptionFormPage(p: SubscriptionFormProps) {
       <form method="post" action="/v2/checkout" novalidate>
         <CsrfField token={p.csrf} />
         <input type="hidden" name="token" value={sc.checkout.token} />
+        {p.frame && <input type="hidden" name="iframe" value={p.frame.mode} />}
         {needsCustomer && (
           <fieldset>
             <legend>{t.customer}</legend>
@@ -153,7 +157,15 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
   const tz = sc.ctx.shop.timeZone;
   if (sc.expired) {
     const line = back ? t.expiredText : fill(t.expiredTextNoLink, { shop: sc.ctx.shop.name });
-    return { lang, test, tone: 'bad', title: t.expiredTitle, lines: [line], continueUrl: back };
+    return {
+      lang,
+      test,
+      tone: 'bad',
+      title: t.expiredTitle,
+      lines: [line],
+      continueUrl: back,
+      status: 'error',
+    };
   }
   if (!sub.card_token)
     return { lang, test, tone: 'bad', title: t.closedTitle, lines: [t.closedText], continueUrl: back };
@@ -181,13 +193,22 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
       receipt: sub.receipt_text,
       continueUrl: back,
       autoContinue: true,
+      status: 'successful',
     };
   }
   if (sub.state === 'redirecting' && last?.redirect_url) {
     return { lang, test, tone: 'wait', title: t.authTitle, lines: [t.authText], authUrl: last.redirect_url };
   }
   if (sub.state === 'processing' || sub.state === 'trial_processing' || sub.state === 'redirecting') {
-    return { lang, test, tone: 'wait', title: t.pendingTitle, lines: [t.pendingText], refreshUrl: selfUrl };
+    return {
+      lang,
+      test,
+      tone: 'wait',
+      title: t.pendingTitle,
+      lines: [t.pendingText],
+      refreshUrl: selfUrl,
+      status: 'pending',
+    };
   }
   if (sub.state === 'canceled') {
     // Cancelled by the shop (a failed charge ends in `failed` or `error`): never "declined", and a
@@ -228,5 +249,6 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
     lines: [fill(t.declinedText, { message: bankMessage(message, lang) }), t.subscriptionFailedText],
     ...(cardRow ? { details: [cardRow] } : {}),
     continueUrl: back,
+    status: 'failed',
   };
 }

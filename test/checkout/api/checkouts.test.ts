@@ -43,7 +43,7 @@ describe('checkout API', () => {
     const created = await api.post('/ctp/api/checkouts', body(), { 'x-api-version': '2' });
     expect(created.status).toBe(201);
     const { token, redirect_url } = created.body.checkout;
-    expect(redirect_url).toBe(`http://checkout.kopek.test/v2/checkout?token=${token}`);
+    expect(redirect_url).toBe(`http://checkout.kopek.test/widget/hpp.html?token=${token}`);
     const got = await api.get(`/ctp/api/checkouts/${token}`);
     expect(got.status).toBe(200);
     expect(got.body.checkout).toMatchObject({
@@ -55,6 +55,25 @@ describe('checkout API', () => {
       order: { amount: 1250, currency: 'USD', description: 'Order #42' },
       gateway_response: null,
     });
+  });
+
+  it("answers the platform's redirect_url, as its PHP client's testRedirectUrl asserts, and both addresses show the page", async () => {
+    const { h, api } = await setup();
+    const created = await api.post('/ctp/api/checkouts', body());
+    const { token, redirect_url } = created.body.checkout;
+    // begateway-api-php, tests/BeGateway/GetPaymentTokenTest.php, testRedirectUrl: the address, and
+    // its script name as ResponseCheckout::getRedirectUrlScriptName cuts it.
+    const checkoutBase = 'http://checkout.kopek.test';
+    expect(redirect_url).toBe(`${checkoutBase}/widget/hpp.html?token=${token}`);
+    expect(redirect_url.replace(/(.+)\?token=(.+)/, '$1')).toBe(`${checkoutBase}/widget/hpp.html`);
+    const got = await api.get(`/ctp/api/checkouts/${token}`);
+    expect(got.body.checkout.redirect_url).toBe(redirect_url);
+    // The platform's address and the one handed out before both show the form.
+    for (const path of [`/widget/hpp.html?token=${token}`, `/v2/checkout?token=${token}`]) {
+      const page = await h.app.inject({ method: 'GET', url: path });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`name="token" value="${token}"`);
+    }
   });
 
   it('accepts the version as a body field', async () => {

@@ -174,4 +174,23 @@ describe('subscription checkout page', () => {
       { event: 'checkout_expired.subscription', url: 'https://shop.example/hook' },
     ]);
   });
+
+  it("in a frame on the shop's page: framable, laid out for it, paid without a cookie, the end told to the shop window", async () => {
+    const s = await redirectSub();
+    const page = await openPage(s.h, s.token, '&iframe=inline');
+    expect(page.status).toBe(200);
+    expect(page.cookie).toBe('');
+    expect(page.html).toContain('class="hosted framed"');
+    expect(page.html).toContain('name="iframe" value="inline"');
+    const paid = await postForm(s.h, page, s.token, { ...goodCard(), iframe: 'inline' });
+    expect(paid.status).toBe(303);
+    expect(paid.location).toBe(`http://checkout.kopek.test/v2/checkout?token=${s.token}&iframe=inline`);
+    const result = await s.h.app.inject({
+      method: 'GET',
+      url: `/v2/checkout?token=${s.token}&iframe=inline`,
+    });
+    expect(result.headers['x-frame-options']).toBeUndefined();
+    expect(result.body).toContain('data-frame-status="successful"');
+    expect(result.body).toContain(`data-frame-url="https://shop.example/back?from=kopek&amp;id=${s.sub.id}"`);
+  });
 });
