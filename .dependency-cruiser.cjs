@@ -65,7 +65,19 @@ module.exports = {
         "A feature with a face (index.ts) is imported through it only: what is not on the face is that feature's own business.",
       // $1 is the importing folder (or root file): a feature's own files may import each other.
       from: { path: '^src/([^/.]+)(/|\\.tsx?$)', pathNot: '^src/compose/' },
-      to: { path: `^src/(${FACED})/`, pathNot: ['^src/$1/', `^src/(${FACED})/index\\.ts$`] },
+      // The gateway has a second face, its client (gateway/money.ts), which only charging may import.
+      to: {
+        path: `^src/(${FACED})/`,
+        pathNot: ['^src/$1/', `^src/(${FACED})/index\\.ts$`, '^src/gateway/money\\.ts$'],
+      },
+    },
+    {
+      name: 'money-verbs-in-charging',
+      severity: 'error',
+      comment:
+        "The gateway's client moves money (payment, authorization, capture, void, refund): every charge has one owner, the charging module, which sends it with its gateway idempotency key.",
+      from: { path: '^src/', pathNot: '^src/(charging|gateway|compose)/' },
+      to: { path: '^src/gateway/(money|client|http-client|children|charge)\\.ts$' },
     },
     {
       name: 'no-upward-from-features',

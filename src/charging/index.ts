@@ -58,6 +58,8 @@ export {
   storedCardRequest,
 } from './requests.js';
 export {
+  checkoutGateway,
+  type GatewayClient,
   type MoneyAction,
   type MoneyActionRequest,
   plan as planCharge,
@@ -65,5 +67,6 @@ export {
   type SendOptions,
   send as sendCharge,
   sendMoneyAction,
+  tokenizeCard,
   transactionsByTrackingId,
 } from './send.js';

@@ -18,10 +18,8 @@ export {
   type AvsCvcRequest,
   type CardRequest,
   type ChargeRequest,
-  type GatewayClient,
   GatewayInFlight,
   GatewayTimeout,
-  gatewayClient,
   type PlannedPayment,
 } from './client.js';
 export { gatewayErrorBody, isNotFound, NOT_FOUND } from './error-body.js';

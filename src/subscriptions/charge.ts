@@ -1,8 +1,13 @@
 import { type CardInput, CardMsg, type CardRecord } from '../cards/index.js';
-import { firstChargeRequest, resumeAttempt, storedCardRequest, takeAttempt } from '../charging/index.js';
+import {
+  firstChargeRequest,
+  resumeAttempt,
+  storedCardRequest,
+  takeAttempt,
+  tokenizeCard as tokenizeWithGateway,
+} from '../charging/index.js';
 import type { Ctx } from '../context.js';
 import { ApiError, type ErrorTree } from '../core/errors.js';
-import { gatewayClient } from '../gateway/index.js';
 import type { Plan } from '../plans/index.js';
 import { CARD_NOT_FOUND } from './input.js';
 import type { SubscriptionRow } from './repository.js';
@@ -37,7 +42,7 @@ export async function tokenizeCard(ctx: Ctx, card: CardInput): Promise<CardRecor
           exp_year: String(card.expYear),
         };
   try {
-    return await gatewayClient(ctx).tokenize(request);
+    return await tokenizeWithGateway(ctx, request);
   } catch (err) {
     throw asCardErrors(err);
   }

@@ -1,4 +1,5 @@
 import { validateCardInput } from '../../cards/index.js';
+import { checkoutGateway, type GatewayClient } from '../../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
 import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
@@ -6,9 +7,7 @@ import { Fields, isEmail } from '../../core/rules.js';
 import { dbWithin } from '../../db/held.js';
 import {
   type ChargeRequest,
-  type GatewayClient,
   GatewayTimeout,
-  gatewayClient,
   PROCESSED,
   type TransactionAnswer,
 } from '../../gateway/index.js';
@@ -64,7 +63,7 @@ export interface CtpCheckout {
 export async function loadCtpCheckout(
   services: Services,
   token: string,
-  gatewayOf: GatewayOf = gatewayClient,
+  gatewayOf: GatewayOf = checkoutGateway,
 ): Promise<CtpCheckout | undefined> {
   const row = await findCtp(services.db, token);
   if (!row) return undefined;
@@ -327,7 +326,7 @@ export async function payCtpCheckout(
     /** The page is in a frame on the shop's page: 3-D Secure returns to it so. */
     frame?: FrameMode | undefined;
   },
-  gatewayOf: GatewayOf = gatewayClient,
+  gatewayOf: GatewayOf = checkoutGateway,
 ): Promise<CtpPayOutcome> {
   const { ctx } = c;
   const now = ctx.clock.now();
