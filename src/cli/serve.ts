@@ -49,6 +49,8 @@ export async function serve(config: Config, io: CliIo): Promise<void> {
       if (process.ppid !== parent) void shutdown('parent exited');
     }, 500).unref();
   }
-  // One write: whoever reads the banner (a supervisor, a test) never sees half of it.
+  // After what the start logged (JSON lines go out asynchronously), in one write: whoever reads the
+  // banner (a person, a supervisor, a test) sees it whole, with no log line in the middle.
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   io.out(startUpBanner(config, runtime.db.kind, first, serving.metricsPort));
 }
