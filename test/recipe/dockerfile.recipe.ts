@@ -77,6 +77,9 @@ const PATH = NODE ? `${dirname(NODE)}:${process.env.PATH}` : process.env.PATH;
 
 function environment(stage: Stage): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH, HOME: stage.user ? work : process.env.HOME };
+  // A registry reached through a proxy with a CA of its own (as a docker build would be told).
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'npm_config_cafile'])
+    if (process.env[name]) env[name] = process.env[name];
   return { ...env, ...stage.env };
 }
 
