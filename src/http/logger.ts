@@ -1,4 +1,4 @@
-import { type Logger, type LoggerOptions, pino, stdSerializers } from 'pino';
+import { type Logger, type LoggerOptions, pino, stdSerializers, symbols } from 'pino';
 import type { LogFormat, LogLevel } from '../config.js';
 import { chooseLogFormat, prettyDestination } from './log-format.js';
 
@@ -87,4 +87,19 @@ export function stdoutLogger(
     pinoOptions(level),
     prettyDestination((text) => stdout.write(text)),
   );
+}
+
+/**
+ * Prints `text` on stdout after everything `log` has logged so far, through the logger's own
+ * destination: pino writes JSON lines asynchronously, so a console.log would overtake the last of
+ * them (the start's "Server listening" lines would land after the banner). A pretty destination
+ * passes text that is not JSON through as it is. A logger without a destination of its own prints
+ * through `otherwise`.
+ */
+export function printAfterLog(log: Logger, text: string, otherwise: (text: string) => void): void {
+  const destination = (log as unknown as Record<symbol, { write?: (chunk: string) => unknown } | undefined>)[
+    symbols.streamSym
+  ];
+  if (typeof destination?.write === 'function') destination.write(`${text}\n`);
+  else otherwise(text);
 }
