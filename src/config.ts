@@ -5,6 +5,7 @@ import { parseAllowList } from './net/address-rules.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export type LogFormat = 'json' | 'pretty';
 
 export interface Config {
   host: string;
@@ -38,6 +39,16 @@ export interface Config {
    */
   masterKeyPrevious: Buffer[];
   logLevel: LogLevel;
+  /**
+   * LOG_FORMAT: `json` (one JSON object a line, for a log collector) or `pretty` (one short line per
+   * request, for a person); unset, pretty when stdout is a terminal and JSON otherwise.
+   */
+  logFormat: LogFormat | undefined;
+  /**
+   * KOPEK_CLI: how Kopek's messages spell the command that runs the CLI where the operator is (the
+   * image and compose.yaml set it); unset, it follows how this process was started.
+   */
+  cliCommand: string | undefined;
   bodyLimit: number;
   proofMaxBytes: number;
   /** Whether `kopek serve` runs the billing engine (BILLING=off turns it off for an instance). */
@@ -201,6 +212,16 @@ export function loadConfig(env: Env = process.env): Config {
   if ((LOG_LEVELS as readonly string[]).includes(levelRaw)) logLevel = levelRaw as LogLevel;
   else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${levelRaw}"`);
 
+  const formatRaw = value('LOG_FORMAT')?.toLowerCase();
+  if (formatRaw !== undefined && formatRaw !== 'json' && formatRaw !== 'pretty')
+    problems.push(`LOG_FORMAT must be json or pretty, got "${formatRaw}"`);
+  const logFormat = formatRaw === 'json' || formatRaw === 'pretty' ? formatRaw : undefined;
+  const cliCommand = value('KOPEK_CLI');
+  if (cliCommand !== undefined && !/^[\x20-\x7e]{1,200}$/.test(cliCommand))
+    problems.push(
+      'KOPEK_CLI must be one line of at most 200 printable characters, such as `docker compose run --rm kopek`',
+    );
+
   const bodyLimit = int('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024);
   const databasePoolSize = int('DATABASE_POOL_SIZE', 10, 1, 1000);
   const prepareRaw = (value('DATABASE_PREPARE') ?? 'true').toLowerCase();
@@ -286,6 +307,8 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     masterKeyPrevious,
     logLevel,
+    logFormat,
+    cliCommand,
     bodyLimit,
     proofMaxBytes,
     billing: billingRaw !== 'off',

@@ -12,6 +12,7 @@ import { DataDirUnsafeError } from '../db/data-dir-mode.js';
 import { SchemaBehindError } from '../db/migrate.js';
 import { type CreateShopInput, checkShopInput, ShopInputError } from '../shops/index.js';
 import type { CliContext, CliDeps, CliIo, StoreRunner } from './context.js';
+import { cliCommand, processInvocation } from './invocation.js';
 import { keysRotateCommand } from './key-commands.js';
 import {
   clockCommand,
@@ -21,7 +22,7 @@ import {
   rotateKeyCommand,
   shopUpdateCommand,
 } from './shop-commands.js';
-import { NO_SHOPS, shopText, USAGE } from './text.js';
+import { noShopsText, shopText, USAGE } from './text.js';
 
 export type { CliDeps, CliIo } from './context.js';
 
@@ -42,13 +43,13 @@ export async function runCli(argv: string[], io: CliIo, deps?: CliDeps): Promise
   const store: StoreRunner = (name, input, progress) =>
     runStoreCommand(configOf(), name, input, progress, deps);
   try {
-    return await dispatch(argv, { io, store });
+    return await dispatch(argv, { io, store }, configOf);
   } catch (err) {
     return reportError(err, io);
   }
 }
 
-async function dispatch(argv: string[], ctx: CliContext): Promise<number> {
+async function dispatch(argv: string[], ctx: CliContext, configOf: () => Config): Promise<number> {
   const { io, store } = ctx;
   const [command, sub] = argv;
   if (command === 'migrate') {
@@ -68,7 +69,8 @@ async function dispatch(argv: string[], ctx: CliContext): Promise<number> {
   }
   if (command === 'shop' && sub === 'list') {
     const rows = await store('shop list', {});
-    if (rows.length === 0) io.out(NO_SHOPS);
+    if (rows.length === 0)
+      io.out(noShopsText(cliCommand(configOf(), { ...processInvocation(), env: io.env ?? process.env })));
     for (const r of rows) {
       const flags = [r.test && 'test', r.threeDs && '3ds'].filter(Boolean).join(', ');
       io.out(`${r.id}\t${r.name}${flags ? `\t(${flags})` : ''}\tcreated ${r.createdAt}`);

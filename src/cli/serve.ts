@@ -7,6 +7,7 @@ import { createLogger, serveRuntime, startRuntime } from '../compose/runtime.js'
 import type { Config } from '../config.js';
 import type { StoreDeps } from '../control/commands.js';
 import { holdDataDir } from '../control/server.js';
+import { printAfterLog } from '../http/logger.js';
 import type { CliIo } from './context.js';
 import { sandboxOnFirstStart, startUpBanner } from './start-up.js';
 
@@ -49,6 +50,8 @@ export async function serve(config: Config, io: CliIo): Promise<void> {
       if (process.ppid !== parent) void shutdown('parent exited');
     }, 500).unref();
   }
-  // One write: whoever reads the banner (a supervisor, a test) never sees half of it.
-  io.out(startUpBanner(config, runtime.db.kind, first, serving.metricsPort));
+  // In one write, after what the start logged (through the logger's destination: JSON lines go out
+  // asynchronously): whoever reads the banner (a person, a supervisor, a test) sees it whole, with
+  // no log line in it or after it that the start wrote before it.
+  printAfterLog(log, startUpBanner(config, runtime.db.kind, first, serving.metricsPort), io.out);
 }

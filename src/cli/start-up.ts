@@ -7,7 +7,8 @@ import { type ShopShown, type StoreDeps, storeCommands } from '../control/comman
 import type { Db } from '../db/db.js';
 import { hasNoShops } from '../shops/index.js';
 import { bannerText } from './banner.js';
-import { NO_SHOPS, shopText } from './text.js';
+import { cliCommand, processInvocation } from './invocation.js';
+import { noShopsText, shopText } from './text.js';
 
 export interface FirstStart {
   /** The store had no shop when the server started. */
@@ -29,10 +30,11 @@ export async function sandboxOnFirstStart(deps: StoreDeps): Promise<FirstStart> 
 
 /** What `kopek serve` prints once it listens, in one piece. */
 export function startUpBanner(
-  config: Pick<Config, 'dataDir' | 'publicUrl' | 'checkoutUrl' | 'gatewayUrl' | 'metricsHost'>,
+  config: Pick<Config, 'dataDir' | 'publicUrl' | 'checkoutUrl' | 'gatewayUrl' | 'metricsHost' | 'cliCommand'>,
   store: Db['kind'],
   first: FirstStart,
   metricsPort?: number,
+  cli: string = cliCommand(config, processInvocation()),
 ): string {
   const banner = [
     `\nKopek is running (${store === 'pglite' ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`,
@@ -43,6 +45,6 @@ export function startUpBanner(
     banner.push(`  ${'Metrics:'.padEnd(15)}http://${host}:${metricsPort}/metrics`);
   }
   if (first.sandbox) banner.push('\nCreated a sandbox shop on this first start:', shopText(first.sandbox));
-  else if (first.noShops) banner.push(`\n${NO_SHOPS}`);
+  else if (first.noShops) banner.push(`\n${noShopsText(cli)}`);
   return banner.join('\n');
 }

@@ -28,8 +28,11 @@ Commands:
 
 Configuration comes from environment variables; see docs/operations.md.`;
 
-export const NO_SHOPS = `No shops yet. Create one (its secret key is printed once) with:
-  kopek shop create --name 'My shop'          (add --test for a test shop)`;
+/** Said on a store without shops; `cli` is the command that runs Kopek's CLI where the operator is. */
+export function noShopsText(cli: string): string {
+  return `No shops yet. Create one (its secret key is printed once) with:
+  ${cli} shop create --name 'My shop'          (add --test for a test shop)`;
+}
 
 export function shopText(shop: ShopShown): string {
   const { secret } = shop;

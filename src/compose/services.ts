@@ -4,7 +4,7 @@
  * the same store, keys, clock and logger as a server would.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
@@ -15,7 +15,7 @@ import { checkKeysOpenStore } from '../crypto/rotate.js';
 import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
 import { prepareSchema } from '../db/migrate.js';
-import { pinoOptions } from '../http/logger.js';
+import { stdoutLogger } from '../http/logger.js';
 import type { LimitStore } from '../limits/store.js';
 import type { OutboundNet } from '../net/outbound.js';
 import { openLimitStore } from './limits.js';
@@ -66,8 +66,8 @@ export interface BuiltServices {
 }
 
 /** Every Kopek logger: the server's, the CLI's, a benchmark worker's. */
-export function createLogger(config: Pick<Config, 'logLevel'>): FastifyBaseLogger {
-  return pino(pinoOptions(config.logLevel));
+export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'logFormat'>>): Logger {
+  return stdoutLogger(config.logLevel, config.logFormat);
 }
 
 /**

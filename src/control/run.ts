@@ -133,6 +133,6 @@ async function runOn<N extends StoreCommandName>(
 }
 
 async function commandLog(config: Config): Promise<FastifyBaseLogger> {
-  const [{ pino }, { pinoOptions }] = await Promise.all([import('pino'), import('../http/logger.js')]);
-  return pino(pinoOptions(config.logLevel)) as FastifyBaseLogger;
+  const { stdoutLogger } = await import('../http/logger.js');
+  return stdoutLogger(config.logLevel, config.logFormat) as FastifyBaseLogger;
 }

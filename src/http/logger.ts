@@ -1,5 +1,6 @@
-import { type LoggerOptions, stdSerializers } from 'pino';
-import type { LogLevel } from '../config.js';
+import { type Logger, type LoggerOptions, pino, stdSerializers, symbols } from 'pino';
+import type { LogFormat, LogLevel } from '../config.js';
+import { chooseLogFormat, prettyDestination } from './log-format.js';
 
 /** Paths pino blanks out wherever they appear in a logged object: credentials, card data, documents. */
 export const REDACTED_PATHS = [
@@ -68,4 +69,37 @@ export function pinoOptions(level: LogLevel | 'silent'): LoggerOptions {
 
 export function loggerOptions(level: LogLevel): LoggerOptions {
   return pinoOptions(level);
+}
+
+/**
+ * A Kopek logger writing to stdout: JSON lines, or with LOG_FORMAT=pretty (the default on a terminal)
+ * one short line per request. Both are pino's output after its redaction. JSON goes out through
+ * pino's own asynchronous destination (flush() before printing around it); pretty lines are written
+ * at once, in order with whatever else the process prints.
+ */
+export function stdoutLogger(
+  level: LogLevel,
+  format: LogFormat | undefined,
+  stdout: Pick<NodeJS.WriteStream, 'isTTY' | 'write'> = process.stdout,
+): Logger {
+  if (chooseLogFormat(format, stdout.isTTY === true) === 'json') return pino(pinoOptions(level));
+  return pino(
+    pinoOptions(level),
+    prettyDestination((text) => stdout.write(text)),
+  );
+}
+
+/**
+ * Prints `text` on stdout after everything `log` has logged so far, through the logger's own
+ * destination: pino writes JSON lines asynchronously, so a console.log would overtake the last of
+ * them (the start's "Server listening" lines would land after the banner). A pretty destination
+ * passes text that is not JSON through as it is. A logger without a destination of its own prints
+ * through `otherwise`.
+ */
+export function printAfterLog(log: Logger, text: string, otherwise: (text: string) => void): void {
+  const destination = (log as unknown as Record<symbol, { write?: (chunk: string) => unknown } | undefined>)[
+    symbols.streamSym
+  ];
+  if (typeof destination?.write === 'function') destination.write(`${text}\n`);
+  else otherwise(text);
 }

@@ -6,7 +6,8 @@ import { CODE_ROOT } from '../code-root.js';
 /**
  * The pages' stylesheets and scripts, served from this origin (no third-party assets) under
  * `/assets/<name>?v=<hash>`: the hash changes with the content, so browsers may keep a file for a
- * year and still never run a stale script after an upgrade.
+ * year and still never run a stale script after an upgrade. The icon, too: every page links it, and
+ * `/favicon.ico` answers for the clients that ask there without reading the page.
  */
 
 const DIR = new URL('pages/assets/', CODE_ROOT);
@@ -14,6 +15,7 @@ const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
+  ico: 'image/x-icon',
 };
 
 export interface Asset {
@@ -45,6 +47,15 @@ export function assetUrl(name: string): string {
 }
 
 export const assetRoutes: FastifyPluginAsync = async (app) => {
+  const icon = assets.get('favicon.ico') as Asset;
+  app.get('/favicon.ico', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .header('content-type', icon.type)
+      // Unversioned: kept a day, so a new icon shows within one.
+      .header('cache-control', 'public, max-age=86400')
+      .header('x-content-type-options', 'nosniff')
+      .send(icon.body),
+  );
   app.get<{ Params: { name: string } }>(
     '/assets/:name',
     { config: { public: true }, schema: { hide: true } },

@@ -50,6 +50,7 @@ export function Document({
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
         <title>{title}</title>
+        <link rel="icon" href={assetUrl('favicon.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={assetUrl('pages.css')} />
         {scripts.map((name) => (
           <script src={assetUrl(name)} defer />

@@ -103,7 +103,7 @@ describe('the first start of kopek serve', () => {
       config,
       log: silentLog,
     };
-    return startUpBanner(config, db.kind, await sandboxOnFirstStart(deps));
+    return startUpBanner(config, db.kind, await sandboxOnFirstStart(deps), undefined, 'npx kopek');
   }
 
   it.skipIf(!process.env.DATABASE_URL)(
@@ -121,7 +121,7 @@ describe('the first start of kopek serve', () => {
         expect(output).not.toContain('Secret key');
         expect(output).not.toContain('sandbox');
         expect(output).toContain(
-          "No shops yet. Create one (its secret key is printed once) with:\n  kopek shop create --name 'My shop'",
+          "No shops yet. Create one (its secret key is printed once) with:\n  npx kopek shop create --name 'My shop'",
         );
       }
       expect(await store.db.query('SELECT count(*)::int AS n FROM shops')).toEqual([{ n: 0 }]);

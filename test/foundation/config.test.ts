@@ -125,6 +125,7 @@ describe('loadConfig', () => {
       DATA_DIR: '/var/lib/kopek',
       KOPEK_MASTER_KEY: KEY,
       LOG_LEVEL: 'WARN',
+      LOG_FORMAT: 'JSON',
       BODY_LIMIT: '2048',
       PROOF_MAX_BYTES: '4096',
       DATABASE_POOL_SIZE: '4',
@@ -142,6 +143,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://kopek@db:5432/kopek',
       dataDir: '/var/lib/kopek',
       logLevel: 'warn',
+      logFormat: 'json',
       bodyLimit: 2048,
       proofMaxBytes: 4096,
       databasePoolSize: 4,
@@ -190,6 +192,7 @@ describe('loadConfig', () => {
       /GATEWAY_TOKEN is required when GATEWAY_URL names another server/,
     ],
     [{ KOPEK_MASTER_KEY: 'g'.repeat(64) }, 'KOPEK_MASTER_KEY', /KOPEK_MASTER_KEY must be 64 hexadecimal/],
+    [{ LOG_FORMAT: 'colour' }, 'LOG_FORMAT', /LOG_FORMAT must be json or pretty, got "colour"/],
     [
       { LOG_LEVEL: 'loud' },
       'LOG_LEVEL',

@@ -23,12 +23,13 @@ describe('the Node flags Kopek runs with', () => {
     expect(read('bin/kopek.js').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${WANTED.join(' ')}`);
   });
 
-  it('the Dockerfile', () => {
-    const cmd = read('Dockerfile')
-      .split('\n')
-      .find((line) => line.startsWith('CMD '));
-    expect(cmd).toBe(
-      `CMD ${JSON.stringify(['node', ...WANTED, 'dist/cli.js', 'serve']).replace(/","/g, '", "')}`,
-    );
+  it('the Dockerfile (its entrypoint is the kopek command; its command, serve)', () => {
+    const line = (op: string) =>
+      read('Dockerfile')
+        .split('\n')
+        .find((l) => l.startsWith(`${op} `));
+    const exec = (words: string[]) => JSON.stringify(words).replace(/","/g, '", "');
+    expect(line('ENTRYPOINT')).toBe(`ENTRYPOINT ${exec(['node', ...WANTED, 'bin/kopek.js'])}`);
+    expect(line('CMD')).toBe(`CMD ${exec(['serve'])}`);
   });
 });

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, waitFor } from '../foundation/kopek-process.js';
 
@@ -10,9 +10,12 @@ import { freePort, ROOT, waitFor } from '../foundation/kopek-process.js';
  * The Dockerfile's own steps, run outside Docker (Docker cannot run on the machines that test
  * Kopek): each stage gets a directory standing for its file system, COPY copies from the checkout or
  * from an earlier stage, RUN runs its command with `sh -c` in the stage's WORKDIR, and from `USER`
- * on, RUN, CMD and HEALTHCHECK run under that user and group, as in the image. The image's Node is
- * this machine's, of the same major version as the base image. Then the image's CMD must start
- * Kopek, answer /health, pass the HEALTHCHECK command, and hold no source, tsx or compiler.
+ * on, RUN, ENTRYPOINT, CMD and HEALTHCHECK run under that user and group, as in the image. The
+ * image's Node is this machine's (Node 20 on the machines that test Kopek, which package.json's
+ * engines admits), or the one KOPEK_RECIPE_NODE names (a node binary of the base image's major
+ * version, to run the steps as the image would). Then the image's ENTRYPOINT and CMD must start
+ * Kopek, answer /health, pass the HEALTHCHECK command, create a shop through the entrypoint (`docker
+ * compose run --rm kopek shop create …`), and hold no source, tsx or compiler.
  *
  * Run by `npm run test:recipe` (in .ci/run), not by `npm test`: it installs the dependencies twice.
  */
@@ -47,6 +50,7 @@ interface Stage {
   workdir: string;
   env: Record<string, string>;
   user?: { uid: number; gid: number };
+  entrypoint?: string[];
   cmd?: string[];
   healthcheck?: string[];
 }
@@ -67,8 +71,15 @@ function asUser(stage: Stage, command: string[]): string[] {
   return ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', ...command];
 }
 
+/** KOPEK_RECIPE_NODE: the node binary the image's steps run on, instead of this machine's. */
+const NODE = process.env.KOPEK_RECIPE_NODE;
+const PATH = NODE ? `${dirname(NODE)}:${process.env.PATH}` : process.env.PATH;
+
 function environment(stage: Stage): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: stage.user ? work : process.env.HOME };
+  const env: NodeJS.ProcessEnv = { PATH, HOME: stage.user ? work : process.env.HOME };
+  // A registry reached through a proxy with a CA of its own (as a docker build would be told).
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'npm_config_cafile'])
+    if (process.env[name]) env[name] = process.env[name];
   return { ...env, ...stage.env };
 }
 
@@ -91,7 +102,8 @@ function build(dockerfile: string): Stage[] {
         mkdirSync(inside(stage, '.'), { recursive: true, mode: 0o755 });
         break;
       case 'ENV':
-        for (const m of args.matchAll(/(\w+)=(\S+)/g)) stage.env[m[1] as string] = m[2] as string;
+        for (const m of args.matchAll(/(\w+)=(?:"([^"]*)"|(\S+))/g))
+          stage.env[m[1] as string] = (m[2] ?? m[3]) as string;
         break;
       case 'COPY': {
         const parts = args.split(/\s+/);
@@ -121,6 +133,9 @@ function build(dockerfile: string): Stage[] {
         stage.user = { uid: uid as number, gid: gid as number };
         break;
       }
+      case 'ENTRYPOINT':
+        stage.entrypoint = argv(args);
+        break;
       case 'CMD':
         stage.cmd = argv(args);
         break;
@@ -144,8 +159,17 @@ describe('the Dockerfile, its steps run outside Docker', () => {
     const stages = build(dockerfile);
     const image = stages.at(-1) as Stage;
     expect(stages.map((s) => s.name)).toEqual(['build', 'runtime']);
-    // The base image's Node is the one these steps ran on.
-    expect(image.base).toMatch(new RegExp(`^node:${process.versions.node.split('.')[0]}-`));
+    // The base image's Node is the one these steps ran on, when KOPEK_RECIPE_NODE gives it; else
+    // this machine's, which Kopek supports as well (package.json engines).
+    const base = Number(/^node:(\d+)-/.exec(image.base)?.[1]);
+    const ran = execFileSync('node', ['-p', 'process.versions.node'], {
+      env: { PATH },
+      encoding: 'utf8',
+    }).trim();
+    if (NODE) expect(Number(ran.split('.')[0])).toBe(base);
+    const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+    expect(Number(ran.split('.')[0])).toBeGreaterThanOrEqual(Number(/\d+/.exec(engines)?.[0]));
+    expect(base).toBeGreaterThanOrEqual(Number(/\d+/.exec(engines)?.[0]));
 
     const app = inside(image, '.');
     expect(existsSync(join(app, 'dist', 'cli.js'))).toBe(true);
@@ -164,7 +188,9 @@ describe('the Dockerfile, its steps run outside Docker', () => {
 
     const port = await freePort();
     const env = { ...environment(image), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-    const command = asUser(image, image.cmd as string[]);
+    // `docker run IMAGE`: the entrypoint with the default command.
+    const entrypoint = image.entrypoint ?? [];
+    const command = asUser(image, [...entrypoint, ...(image.cmd ?? [])]);
     const server = spawn(command[0] as string, command.slice(1), {
       cwd: app,
       env,
@@ -189,6 +215,11 @@ describe('the Dockerfile, its steps run outside Docker', () => {
       // The HEALTHCHECK command itself, as Docker would run it inside the container.
       const check = asUser(image, image.healthcheck as string[]);
       execFileSync(check[0] as string, check.slice(1), { cwd: app, env, stdio: 'pipe' });
+      // `docker compose run --rm kopek shop create …` (here on the embedded store: the command
+      // reaches the running server through its control socket, as `docker exec` would).
+      const create = asUser(image, [...entrypoint, 'shop', 'create', '--name', 'My shop']);
+      const created = execFileSync(create[0] as string, create.slice(1), { cwd: app, env, encoding: 'utf8' });
+      expect(created).toMatch(/Shop id: {5}2\nSecret key: {2}[0-9a-f]{64}/);
       // The embedded store and its key were written by the image's user, for it alone.
       expect(statSync(join(app, 'data', 'master.key')).uid).toBe(image.user?.uid);
     } finally {
