@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import type { Tx } from '../db/db.js';
 import type { ChargeRequest, PlannedPayment } from '../gateway/index.js';
 import { type ChargeEvent, eventOf, outcomeWord, plannedEventOf, type Sent } from './answers.js';
-import { type ChargeRow, lockOpenCharge, recordReversal } from './repository.js';
+import { type ChargeRow, lockOpenCharge, recordReversal, settleReversal } from './repository.js';
 import { type ChargeKind, chargeGatewayKey, chargeTrackingId } from './requests.js';
 import {
   endThreeDSecureStep,
@@ -75,7 +75,14 @@ export async function recordAttempt<S>(
       event.kind === 'charge_answered' &&
       event.outcome === 'successful';
     if (reversed) giveBack = { ...open, transaction_uid: payment.uid, amount: payment.amount };
-    return subject.apply(tx, locked, reversed ? { ...event, reversed } : event, { ...attempt, uid });
+    const recorded = await subject.apply(tx, locked, reversed ? { ...event, reversed } : event, {
+      ...attempt,
+      uid,
+    });
+    // Answered without money to give back (a decline, a released verification): nothing stays due.
+    if (open.reversal === 'due' && !reversed && event.kind !== 'charge_unknown')
+      await settleReversal(tx, open);
+    return recorded;
   });
   if (giveBack) await refundAttempt(ctx, giveBack);
   return recorded;

@@ -257,3 +257,18 @@ export async function recordReversal(
     [a.subscription_id, a.period, a.attempt, uid],
   );
 }
+
+/**
+ * An attempt its subscription's cancel ended that took no money to give back (it failed, or it was
+ * a card verification, whose authorization is released anyway): nothing is due any more.
+ */
+export async function settleReversal(
+  tx: Tx,
+  a: { subscription_id: string; period: number; attempt: number },
+): Promise<void> {
+  await tx.query(
+    `UPDATE subscription_charges SET reversal = NULL
+     WHERE subscription_id = $1 AND period = $2 AND attempt = $3 AND reversal = 'due'`,
+    [a.subscription_id, a.period, a.attempt],
+  );
+}

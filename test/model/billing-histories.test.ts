@@ -4,6 +4,7 @@ import {
   BillNow,
   Cancel,
   Create,
+  CreateConcurrently,
   FinishThreeDs,
   KillBilling,
   Restart,
@@ -151,6 +152,19 @@ describe('fixed bugs, replayed', () => {
     runHistory(
       false,
       [new Create({ path: 'card', card: 'timeout' }, 'monthly'), new Cancel(0, true), new Restart()],
+      [],
+    ));
+
+  it('a verification answered after its subscription was cancelled leaves no refund due', () =>
+    // Found with seed -680979408: a free trial's card verification (an authorization, released at
+    // once) timed out, the shop cancelled, and the late success was kept as a refund due forever.
+    runHistory(
+      true,
+      [
+        new CreateConcurrently('freeTrial', ['timeout', 'approved']),
+        new Cancel(0),
+        new KillBilling('in_claim'),
+      ],
       [],
     ));
 });
