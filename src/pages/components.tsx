@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { formatMoney } from '../money/currencies.js';
+import { moneyText } from '../money/currencies.js';
 import type { PageLang } from './lang.js';
 import { pageTexts } from './texts.js';
 
@@ -8,9 +8,12 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-/** Money always goes through the currency's exponent: JPY without decimals, KWD with three. */
-export function Money({ amount, currency }: { amount: number; currency: string }) {
-  return <span class="money">{formatMoney(amount, currency)}</span>;
+/**
+ * Money as the page's language writes it ("€19.99", "19,99 €"), always through the currency's
+ * exponent: JPY without decimals, KWD with three.
+ */
+export function Money({ amount, currency, lang }: { amount: number; currency: string; lang: PageLang }) {
+  return <span class="money">{moneyText(amount, currency, lang)}</span>;
 }
 
 export interface FieldProps {

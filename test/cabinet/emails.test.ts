@@ -37,7 +37,7 @@ describe('cabinet e-mails', () => {
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual(rows.map((r) => r.id).reverse());
     expect(all.body).toContain('class="badge kept"');
-    expect(all.body).toContain('Receipt: Gold, 19.99 EUR');
+    expect(all.body).toContain('Receipt: Gold, €19.99');
 
     expect(ids((await c.get('/cabinet/emails?kind=receipt')).body)).toHaveLength(1);
     expect(ids((await c.get('/cabinet/emails?status=kept')).body)).toHaveLength(3);

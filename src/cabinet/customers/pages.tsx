@@ -134,7 +134,7 @@ export function CustomerPage({
             {
               label: t.amount,
               num: true,
-              cell: (s) => <Money amount={Number(s.amount)} currency={s.currency} />,
+              cell: (s) => <Money amount={Number(s.amount)} currency={s.currency} lang={cabinet.lang} />,
             },
             { label: t.created, cell: (s) => <When at={s.created_at} cabinet={cabinet} /> },
           ]}
@@ -165,7 +165,7 @@ export function CustomerPage({
             {
               label: t.amount,
               num: true,
-              cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+              cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
             },
           ]}
         />

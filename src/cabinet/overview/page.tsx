@@ -1,4 +1,4 @@
-import { formatMoney } from '../../money/currencies.js';
+import { moneyText } from '../../money/currencies.js';
 import { Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import { SUBSCRIPTION_STATES } from '../../subscriptions/index.js';
@@ -72,13 +72,13 @@ function Money30({ view }: { view: OverviewView }) {
             <div class="stat">
               <dt class="label">{t.revenue}</dt>
               <dd class="value">
-                <Money amount={m.revenue} currency={m.currency} />
+                <Money amount={m.revenue} currency={m.currency} lang={lang} />
               </dd>
             </div>
             <div class="stat">
               <dt class="label">{t.refunded}</dt>
               <dd class="value">
-                <Money amount={m.refunded} currency={m.currency} />
+                <Money amount={m.refunded} currency={m.currency} lang={lang} />
               </dd>
             </div>
             <div class="stat">
@@ -92,10 +92,14 @@ function Money30({ view }: { view: OverviewView }) {
           </dl>
           <RevenueChart
             id={`chart-${m.currency}`}
-            title={fill(t.chartTitle, { currency: m.currency, total: formatMoney(m.revenue, m.currency) })}
+            title={fill(t.chartTitle, {
+              currency: m.currency,
+              total: moneyText(m.revenue, m.currency, lang),
+            })}
             currency={m.currency}
             days={m.days}
             labels={{ date: t.date, revenue: t.revenue, paid: t.paid, failed: t.failed, table: t.showTable }}
+            lang={lang}
           />
         </div>
       ))}
@@ -150,7 +154,7 @@ function Attention({ view }: { view: OverviewView }) {
               <li>
                 <ShopTime at={c.created_at} zone={zone} lang={lang} />{' '}
                 <span class={`badge ${c.status}`}>{statusName(c.status)}</span>{' '}
-                <Money amount={c.amount} currency={c.currency} />
+                <Money amount={c.amount} currency={c.currency} lang={lang} />
                 {c.message && <span> · {c.message}</span>} ·{' '}
                 {c.subscription_id ? (
                   <a class="copy" href={`/cabinet/subscriptions/${encodeURIComponent(c.subscription_id)}`}>

@@ -81,7 +81,7 @@ function Family({ d, t, cabinet }: { d: PaymentDetail; t: T; cabinet: CabinetCon
                     <Badge state={c.status}>{statusName(t, c.status)}</Badge>
                   </td>
                   <td class="num">
-                    <Money amount={Number(c.amount)} currency={c.currency} />
+                    <Money amount={Number(c.amount)} currency={c.currency} lang={cabinet.lang} />
                   </td>
                   <td>{dash((c.details as { reason?: string }).reason)}</td>
                 </tr>
@@ -230,7 +230,7 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
       </p>
       <Notice t={t} done={d.done} />
       <p class="headline">
-        <Money amount={tr.amount} currency={tr.currency} />{' '}
+        <Money amount={tr.amount} currency={tr.currency} lang={cabinet.lang} />{' '}
         <Badge state={tr.status}>{statusName(t, tr.status)}</Badge>
         {tr.test && <span class="badge test">{t.test}</span>}
       </p>
@@ -252,15 +252,19 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
                   t.parent,
                   <a href={`/cabinet/payments/${d.parent.uid}`}>
                     {typeName(t, d.parent.type)}{' '}
-                    <Money amount={Number(d.parent.amount)} currency={d.parent.currency} />
+                    <Money
+                      amount={Number(d.parent.amount)}
+                      currency={d.parent.currency}
+                      lang={cabinet.lang}
+                    />
                   </a>,
                 ] as [string, ComponentChildren],
               ]
             : []),
           ...(tr.type === 'payment' || tr.type === 'capture'
             ? ([
-                [t.refunded, <Money amount={d.refunded} currency={tr.currency} />],
-                [t.left, <Money amount={d.left} currency={tr.currency} />],
+                [t.refunded, <Money amount={d.refunded} currency={tr.currency} lang={cabinet.lang} />],
+                [t.left, <Money amount={d.left} currency={tr.currency} lang={cabinet.lang} />],
               ] as Array<[string, ComponentChildren]>)
             : []),
         ]}

@@ -125,7 +125,7 @@ export function PaymentsPage({
           {
             label: t.amount,
             num: true,
-            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
           },
           { label: t.description, cell: (r) => r.description },
           { label: t.card, cell: (r) => <CardSummary card={r.card} /> },

@@ -76,7 +76,7 @@ export function ProductsPage({
           {
             label: t.amount,
             num: true,
-            cell: (p) => <Money amount={Number(p.amount)} currency={p.currency} />,
+            cell: (p) => <Money amount={Number(p.amount)} currency={p.currency} lang={cabinet.lang} />,
           },
           { label: t.stock, num: true, cell: (p) => <Stock p={p} t={t} /> },
           { label: t.created, cell: (p) => <When at={p.created_at} cabinet={cabinet} /> },
@@ -123,7 +123,7 @@ export function ProductPage({
         <a href="/cabinet/products">{t.allProducts}</a>
       </p>
       <p class="headline">
-        <Money amount={product.amount} currency={product.currency} />{' '}
+        <Money amount={product.amount} currency={product.currency} lang={cabinet.lang} />{' '}
         <StateBadges s={state} test={product.test} t={t} />
       </p>
       <section aria-labelledby="links">

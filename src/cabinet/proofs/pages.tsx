@@ -81,7 +81,7 @@ export function ProofsPage({
           {
             label: t.amount,
             num: true,
-            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
           },
           { label: t.match, cell: (r) => <Match row={r} t={t} /> },
         ]}
@@ -115,7 +115,7 @@ export function ProofPage({ cabinet, row }: { cabinet: CabinetContext; row: Proo
                 {row.parent_uid}
               </a>,
             ],
-            [t.amount, <Money amount={Number(row.amount)} currency={row.currency} />],
+            [t.amount, <Money amount={Number(row.amount)} currency={row.currency} lang={cabinet.lang} />],
             [
               t.comparison,
               <>

@@ -24,7 +24,7 @@ function planText(plan: Plan, lang: PageLang): ComponentChildren {
   const t = subscriptionTexts(lang);
   return (
     <>
-      {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} />{' '}
+      {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} lang={lang} />{' '}
       {fill(t.every, { n: periodText(plan.plan.interval, plan.plan.interval_unit, lang) })} ·{' '}
       {plan.infinite ? t.forever : fill(t.ofCycles, { n: plan.billing_cycles ?? 0 })}{' '}
       <span class="muted copy">{plan.id}</span>
@@ -71,7 +71,7 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
       isPlan(plan) && plan.trial ? (
         <>
           {periodText(plan.trial.interval, plan.trial.interval_unit, lang)},{' '}
-          <Money amount={plan.trial.amount} currency={plan.currency} />
+          <Money amount={plan.trial.amount} currency={plan.currency} lang={lang} />
         </>
       ) : (
         t.noTrial
@@ -104,7 +104,8 @@ function ChargeItem({ item, view }: { item: Extract<TimelineItem, { kind: 'charg
             ? fill(t.trialCharge, { attempt: c.attempt })
             : fill(t.charge, { period: c.period, attempt: c.attempt })}
       </strong>{' '}
-      <span class={`badge ${c.status}`}>{c.status}</span> <Money amount={c.amount} currency={c.currency} />
+      <span class={`badge ${c.status}`}>{c.status}</span>{' '}
+      <Money amount={c.amount} currency={c.currency} lang={lang} />
       {c.message && <p>{c.message}</p>}
       {c.three_ds_status && (
         <p class="muted">

@@ -74,7 +74,7 @@ function columns(view: ListView): Array<Column<SubscriptionListRow>> {
       num: true,
       cell: (row) =>
         row.amount !== null && row.currency !== null ? (
-          <Money amount={row.amount} currency={row.currency} />
+          <Money amount={row.amount} currency={row.currency} lang={lang} />
         ) : (
           '—'
         ),

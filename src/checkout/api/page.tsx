@@ -52,7 +52,7 @@ export function CtpFormPage(p: CtpFormProps) {
   const shown = (Object.keys(CUSTOMER_FIELDS) as CustomerField[]).filter((f) => visible.includes(f));
   const declined = (row.status === 'failed' || row.status === 'error') && row.finished_at === null;
   const left = row.attempts === null ? null : Math.max(row.attempts - row.failed_attempts, 0);
-  const amount = <Money amount={row.order.amount} currency={row.order.currency} />;
+  const amount = <Money amount={row.order.amount} currency={row.order.currency} lang={lang} />;
   const rows: Array<[string, preact.ComponentChildren]> = [
     [t.shop, p.shopName],
     [t.description, row.order.description],
@@ -155,7 +155,7 @@ export function ctpResult(c: CtpCheckout, selfUrl: string, lang: PageLang): Resu
       return { lang, test, tone: 'wait', title: t.authTitle, lines: [t.authText], authUrl: redirect };
     return { lang, test, tone: 'wait', title: t.pendingTitle, lines: [t.pendingText], refreshUrl: selfUrl };
   }
-  const money = <Money amount={row.order.amount} currency={row.order.currency} />;
+  const money = <Money amount={row.order.amount} currency={row.order.currency} lang={lang} />;
   const details: Array<[string, preact.ComponentChildren]> = [[t.description, row.order.description]];
   if (row.transaction_type !== 'tokenization') details.push([t.amount, money]);
   if (typeof tx?.uid === 'string') details.push([t.transaction, tx.uid]);

@@ -34,7 +34,7 @@ describe('subscription checkout page', () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('Gold &lt;script>');
     expect(page.html).not.toContain('<script>alert');
-    expect(page.html).toContain('19.99 EUR');
+    expect(page.html).toContain('€19.99');
     expect(page.html).toContain('autocomplete="cc-number"');
     expect(page.csrf).not.toBe('');
   });
