@@ -28,7 +28,8 @@ export interface FieldProps {
   readOnly?: boolean;
   /** The field's problem, shown under it and announced with it. */
   error?: string | undefined;
-  hint?: string | undefined;
+  /** Text, or text with pieces kept as they are (an API name in a `<code>`). */
+  hint?: ComponentChildren;
   maxLength?: number;
   pattern?: string;
   placeholder?: string;
@@ -36,6 +37,8 @@ export interface FieldProps {
   size?: 'short' | 'wide';
   /** A choice among these (value, label) pairs: the field is a select with `value` chosen. */
   options?: ReadonlyArray<readonly [value: string, label: string]>;
+  /** The values are names kept as they are in every language (time zone ids): `translate="no"`. */
+  verbatim?: boolean;
 }
 
 // Preact's input types narrow attributes by `type`; a field chooses its type at run time.
@@ -69,7 +72,7 @@ export function FieldNotes({
   error,
 }: {
   id: string;
-  hint?: string | undefined;
+  hint?: ComponentChildren;
   error?: string | undefined;
 }) {
   return (
@@ -99,6 +102,7 @@ export function Field(p: FieldProps) {
         <select
           id={id}
           name={p.name}
+          {...(p.verbatim ? { translate: 'no' as unknown as boolean } : {})}
           aria-invalid={p.error ? 'true' : undefined}
           aria-describedby={described || undefined}
         >

@@ -10,6 +10,7 @@ import { paymentTexts } from '../payments/texts.js';
 import { Badge, shortUid, When } from '../payments/view.js';
 import { StateBadge } from '../subscriptions/format.js';
 import { cabinetTexts } from '../texts.js';
+import { Code, fillParts } from '../words.js';
 import type { CustomerPayment, CustomerSubscription } from './repository.js';
 import { customerTexts } from './texts.js';
 
@@ -47,7 +48,7 @@ export function CustomersPage({
           label={t.search}
           type="search"
           value={q}
-          hint={t.searchHint}
+          hint={fillParts(t.searchHint, { prefix: <Code>cst_</Code> })}
           maxLength={254}
           size="wide"
         />

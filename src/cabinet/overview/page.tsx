@@ -7,6 +7,7 @@ import { CabinetPage } from '../layout.js';
 import { paymentTexts } from '../payments/texts.js';
 import { ShopTime, StateBadge } from '../subscriptions/format.js';
 import { stateTexts } from '../subscriptions/texts.js';
+import { GatewayMessage } from '../words.js';
 import { type ChartDay, RevenueChart } from './chart.js';
 import { type FailedChargeRow, type RetryingRow, TROUBLE_CAP } from './repository.js';
 import { overviewTexts } from './texts.js';
@@ -140,7 +141,12 @@ function Attention({ view }: { view: OverviewView }) {
                 <StateBadge state={r.state} lang={lang} /> ·{' '}
                 {fill(t.failures, { n: r.number_failed_payment_attempts })} · {t.nextRetry}:{' '}
                 <ShopTime at={r.renew_at} zone={zone} lang={lang} />
-                {r.message && <span class="muted"> · {r.message}</span>}
+                {r.message && (
+                  <span class="muted">
+                    {' · '}
+                    <GatewayMessage message={r.message} lang={lang} />
+                  </span>
+                )}
               </li>
             ))}
           </ul>
@@ -155,7 +161,13 @@ function Attention({ view }: { view: OverviewView }) {
                 <ShopTime at={c.created_at} zone={zone} lang={lang} />{' '}
                 <span class={`badge ${c.status}`}>{statusName(c.status)}</span>{' '}
                 <Money amount={c.amount} currency={c.currency} lang={lang} />
-                {c.message && <span> · {c.message}</span>} ·{' '}
+                {c.message && (
+                  <span>
+                    {' · '}
+                    <GatewayMessage message={c.message} lang={lang} />
+                  </span>
+                )}{' '}
+                ·{' '}
                 {c.subscription_id ? (
                   <a class="copy" href={`/cabinet/subscriptions/${encodeURIComponent(c.subscription_id)}`}>
                     {c.subscription_id}

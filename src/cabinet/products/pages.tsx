@@ -7,6 +7,7 @@ import { ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
+import { languageName } from '../words.js';
 import { productTexts } from './texts.js';
 
 /** The products list and a product's page with its payment links. */
@@ -143,7 +144,7 @@ export function ProductPage({
               product.quantity === null ? t.unlimited : fill(t.left, { n: Number(product.quantity) }),
             ],
             [t.transactionType, t[product.transaction_type]],
-            [t.language, product.language],
+            [t.language, languageName(product.language, cabinet.lang)],
             [t.visibleFields, fields.length > 0 ? fields.join(', ') : t.noFields],
             [
               t.expiry,

@@ -6,6 +6,7 @@ import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { Badge, shortUid, When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
+import { GatewayMessage } from '../words.js';
 import type { ProofListRow } from './repository.js';
 import { proofTexts } from './texts.js';
 
@@ -119,7 +120,7 @@ export function ProofPage({ cabinet, row }: { cabinet: CabinetContext; row: Proo
             [
               t.comparison,
               <>
-                <Match row={row} t={t} /> {row.proof?.message}
+                <Match row={row} t={t} /> <GatewayMessage message={row.proof?.message} lang={cabinet.lang} />
               </>,
             ],
             [t.reference, row.transaction_reference ?? '—'],
