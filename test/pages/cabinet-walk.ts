@@ -37,6 +37,8 @@ export interface CabinetCase {
   name: string;
   path: string;
   status?: number;
+  /** Seen before signing in (the sign-in page). */
+  signedOut?: boolean;
 }
 
 const DEAD = 'http://127.0.0.1:9/hook';
@@ -178,17 +180,20 @@ export async function cabinetCases(kit: BrowserKit): Promise<{ shop: TestShop; c
     { name: 'settings', path: '/cabinet/settings' },
     { name: 'test clock', path: '/cabinet/test-clock' },
     { name: 'not found', path: '/cabinet/subscriptions/sbs_nothing_here', status: 404 },
+    { name: 'sign-in', path: '/cabinet/sign-in', signedOut: true },
+    { name: 'sign-in, a wrong key', path: '/cabinet/sign-in', signedOut: true, status: 401 },
   ];
   return { shop, cases };
 }
 
-/** A browser context signed in to the shop's cabinet, in `lang`, at 390 px. */
+/** A browser context in `lang` at 390 px, signed in to the shop's cabinet unless `signedOut`. */
 export async function cabinetContext(
   kit: BrowserKit,
   shop: TestShop,
   lang: 'en' | 'ru',
+  { signedOut = false } = {},
 ): Promise<BrowserContext> {
-  const session = await signedIn(kit.h, shop);
+  const session = signedOut ? undefined : await signedIn(kit.h, shop);
   const context = await kit.browser.newContext({
     javaScriptEnabled: false,
     // A window 390 px wide, as a desktop browser's: a phone's browser would zoom out to fit a page
@@ -196,7 +201,7 @@ export async function cabinetContext(
     viewport: { width: 390, height: 844 },
   });
   await context.addCookies([
-    ...[...session.cookies].map(([name, value]) => ({ name, value, url: kit.base })),
+    ...[...(session?.cookies ?? [])].map(([name, value]) => ({ name, value, url: kit.base })),
     { name: 'kopek_lang', value: lang, url: kit.base },
   ]);
   return context;

@@ -483,19 +483,35 @@ describe('the language switch', () => {
 });
 
 describe.each(['en', 'ru'] as const)('every cabinet page at 390 px in %s', (lang) => {
-  let context: BrowserContext | undefined;
-  let page: Page | undefined;
+  const pages: { signedIn?: Page; signedOut?: Page } = {};
+  const opened: BrowserContext[] = [];
   beforeAll(async () => {
-    context = await cabinetContext(kit, cabinet.shop, lang);
-    page = await context.newPage();
+    for (const signedOut of [false, true]) {
+      const context = await cabinetContext(kit, cabinet.shop, lang, { signedOut });
+      opened.push(context);
+      pages[signedOut ? 'signedOut' : 'signedIn'] = await context.newPage();
+    }
   });
   afterAll(async () => {
-    await context?.close();
+    for (const context of opened) await context.close();
   });
 
   it.each(cabinet.cases)('$name', async (c) => {
+    const page = c.signedOut ? pages.signedOut : pages.signedIn;
     if (!page) throw new Error('no browser context');
-    const response = await page.goto(`${kit.base}${c.path}`);
+    const response =
+      c.status === 401
+        ? // A wrong key: the form again, with its error.
+          await page.goto(`${kit.base}${c.path}`).then(async () => {
+            await page.fill('#f-shop_id', String(cabinet.shop.shop.id));
+            await page.fill('#f-secret_key', 'not-the-key');
+            const [answer] = await Promise.all([
+              page.waitForNavigation(),
+              page.locator('form[action="/cabinet/sign-in"] button[type="submit"]').click(),
+            ]);
+            return answer;
+          })
+        : await page.goto(`${kit.base}${c.path}`);
     expect(response?.status() ?? 0).toBe(c.status ?? 200);
     const shown = await readPage(page);
     // Nothing wider than the phone: the page never scrolls sideways (a wide table scrolls in its own box).
@@ -522,7 +538,7 @@ describe.each(['en', 'ru'] as const)('every cabinet page at 390 px in %s', (lang
     expect(problems).toEqual({ lang, rawKeys: [], otherLanguage: [], apiBrands: [], widerThanPhone: false });
     if (c.name === 'subscription, active') await kit.screenshot(page, `cabinet-subscription-390-${lang}`);
     // The switch (a signed-in page's): this page again, in the other language.
-    if (c.status !== undefined) return;
+    if (c.status !== undefined || c.signedOut) return;
     const other = lang === 'en' ? 'ru' : 'en';
     const to = await page.locator('a.lang-switch').getAttribute('href');
     expect(to).toBe(`/cabinet/language?to=${other}&back=${encodeURIComponent(c.path)}`);
