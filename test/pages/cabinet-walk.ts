@@ -179,6 +179,18 @@ export async function cabinetCases(kit: BrowserKit): Promise<{ shop: TestShop; c
     { name: 'e-mail', path: `/cabinet/emails/${emails[0]?.id}` },
     { name: 'settings', path: '/cabinet/settings' },
     { name: 'test clock', path: '/cabinet/test-clock' },
+    {
+      // What an advance ran: every event of the shop since 2020.
+      name: 'test clock, after an advance',
+      path: `/cabinet/test-clock?${new URLSearchParams({
+        from: '2020-01-01T00:00:00.000Z',
+        to: kit.h.clock.now().toISOString(),
+        runs: '1',
+        charged: '1',
+        successful: '1',
+      })}`,
+    },
+    { name: 'test clock, started over', path: '/cabinet/test-clock?done=reset' },
     { name: 'not found', path: '/cabinet/subscriptions/sbs_nothing_here', status: 404 },
     { name: 'sign-in', path: '/cabinet/sign-in', signedOut: true },
     { name: 'sign-in, a wrong key', path: '/cabinet/sign-in', signedOut: true, status: 401 },

@@ -55,6 +55,11 @@ export const settingsTexts = defineTexts({
     to: 'Or to the date',
     toHint: 'Midnight of that day in the shop’s time zone; when given, it is used instead of the amount.',
     advanceButton: 'Advance',
+    startOver: 'Start over',
+    startOverText:
+      'Deletes everything this test shop did — customers, subscriptions, payments, products, plans, cards, notifications and e-mails — and sets its clock to now. Its keys and settings stay. This cannot be undone.',
+    startOverButton: 'Delete everything and start over',
+    startedOver: 'The shop starts over: everything it did is deleted and its clock stands at now.',
     amountInvalid: 'Enter a whole number from 1 to 1000, or a date.',
     notForward: 'The clock only moves forward: choose a date after the shop’s time now.',
     tooFar: 'That is too far: advance in smaller steps.',
@@ -128,6 +133,11 @@ export const settingsTexts = defineTexts({
     toHint:
       'Полночь этого дня в часовом поясе магазина. Оставьте количество пустым, чтобы использовать дату.',
     advanceButton: 'Перевести',
+    startOver: 'Начать заново',
+    startOverText:
+      'Удаляет всё, что сделал этот тестовый магазин: покупателей, подписки, платежи, товары, планы, карты, уведомления и письма, — и ставит его часы на текущее время. Ключи и настройки остаются. Отменить это нельзя.',
+    startOverButton: 'Удалить всё и начать заново',
+    startedOver: 'Магазин начинает заново: всё, что он сделал, удалено, а часы показывают текущее время.',
     amountInvalid: 'Введите целое число от 1 до 1000 или дату.',
     notForward: 'Часы идут только вперёд: выберите дату позже текущего времени магазина.',
     tooFar: 'Слишком далеко: переводите часы меньшими шагами.',
