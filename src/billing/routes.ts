@@ -6,6 +6,7 @@ import { servicesOf } from '../http/ctx.js';
 import { ErrorBodySchema, errorResponses } from '../http/schemas.js';
 import { advanceTestClock, readTestClock } from './test-clock.js';
 import { AdvanceInput } from './test-clock-input.js';
+import { resetTestShop } from './test-clock-reset.js';
 
 const TestClock = Type.Object(
   {
@@ -41,6 +42,25 @@ const AdvanceSummary = Type.Object({
 function forgetShop(request: FastifyRequest): void {
   if (request.shop) request.server.shopAuthenticator.forget(request.shop.id);
 }
+
+const deleted = (what: string) => count(`${what} deleted`);
+
+const ResetSummary = Type.Object({
+  test_clock: TestClock,
+  deleted: Type.Object(
+    {
+      customers: deleted('Customers'),
+      subscriptions: deleted('Subscriptions (with their charges and checkout pages)'),
+      transactions: deleted('Transactions of the gateway (with their history and payment proofs)'),
+      products: deleted('Products (with their orders)'),
+      plans: deleted('Plans'),
+      cards: deleted('Stored cards'),
+      notifications: deleted('Notifications (with their deliveries and attempts)'),
+      emails: deleted('E-mails'),
+    },
+    { description: 'How many of each were deleted' },
+  ),
+});
 
 export const testClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['test clock'];
@@ -81,6 +101,32 @@ export const testClockRoutes: FastifyPluginAsyncTypebox = async (app) => {
         shopOf(request).id,
         request.body,
         request.keyedRun?.keyed,
+      );
+      forgetShop(request);
+      return summary;
+    },
+  );
+
+  app.post(
+    '/test_clock/reset',
+    {
+      schema: {
+        tags,
+        summary:
+          "A test shop's clean start: deletes its customers, subscriptions, payments, products, plans, cards, notifications and e-mails, and sets its clock to now (live shops: 403)",
+        response: { 200: ResetSummary, ...errorResponses, 403: ErrorBodySchema },
+      },
+      onSend: async (request, _reply, payload) => {
+        forgetShop(request);
+        return payload;
+      },
+    },
+    async (request) => {
+      const key = request.headers['idempotency-key'];
+      const summary = await resetTestShop(
+        servicesOf(request),
+        shopOf(request).id,
+        Array.isArray(key) ? key[0] : key,
       );
       forgetShop(request);
       return summary;

@@ -23,6 +23,8 @@ export interface CabinetPageProps {
   cabinet: CabinetContext;
   /** The page's heading and, with the shop's name, its title. */
   title: string;
+  /** The heading when it is more than the title's text (words in another language marked so). */
+  heading?: ComponentChildren;
   section: Section;
   /** Scripts from /assets (the pages work without them). */
   scripts?: string[];
@@ -33,7 +35,7 @@ export interface CabinetPageProps {
  * Every signed-in page: a header with the shop and sign-out, the sections' navigation (the current
  * one marked for screen readers too), and the page under one h1.
  */
-export function CabinetPage({ cabinet, title, section, scripts, children }: CabinetPageProps) {
+export function CabinetPage({ cabinet, title, heading, section, scripts, children }: CabinetPageProps) {
   const t = cabinetTexts(cabinet.lang);
   const other = cabinet.lang === 'ru' ? 'en' : 'ru';
   return (
@@ -52,7 +54,7 @@ export function CabinetPage({ cabinet, title, section, scripts, children }: Cabi
         </a>
         <span class="shop-name">
           {cabinet.shop.name} <span class="muted">#{cabinet.shop.id}</span>
-          {cabinet.shop.test && <span class="badge test">test</span>}
+          {cabinet.shop.test && <span class="badge test">{t.testBadge}</span>}
         </span>
         <a
           class="lang-switch"
@@ -85,7 +87,7 @@ export function CabinetPage({ cabinet, title, section, scripts, children }: Cabi
           </ul>
         </nav>
         <main id="content" tabIndex={-1}>
-          <h1>{title}</h1>
+          <h1>{heading ?? title}</h1>
           {children}
         </main>
       </div>

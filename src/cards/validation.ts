@@ -155,6 +155,22 @@ const CardWithoutCvc = cardSchema({ requireCvc: false });
 /** The text of a valid CVC (a JSON number is its digits). */
 export const cvcText = (v: unknown): string | undefined => (blank(v) ? undefined : String(v));
 
+/** A card's expiry month and year when both keep their own rules (whatever else is wrong). */
+function writtenExpiry(card: Record<string, unknown>): { month: number; year: number } | undefined {
+  const { exp_month: m, exp_year: y } = card;
+  const month =
+    (typeof m === 'string' && /^(0[1-9]|1[0-2])$/.test(m)) ||
+    (Number.isInteger(m) && (m as number) >= 1 && (m as number) <= 12)
+      ? Number(m)
+      : undefined;
+  const year =
+    (typeof y === 'string' && /^\d{4}$/.test(y)) ||
+    (Number.isInteger(y) && (y as number) >= 1000 && (y as number) <= 9999)
+      ? Number(y)
+      : undefined;
+  return month !== undefined && year !== undefined ? { month, year } : undefined;
+}
+
 /**
  * Validates a card object found at `prefix` of a request (`credit_card` on the gateway, `card` in a
  * subscription) against the card's schema (cardSchema), then its expiry against the shop's clock.
@@ -171,8 +187,15 @@ export function validateCardInput(
     errors.add(prefix, Msg.blank);
     return undefined;
   }
-  if (!checkBody(rules.requireCvc ? CardWithCvc : CardWithoutCvc, value, errors, prefix)) return undefined;
+  const valid = checkBody(rules.requireCvc ? CardWithCvc : CardWithoutCvc, value, errors, prefix);
   const card = value as Record<string, unknown>;
+  if (!valid) {
+    // Every problem at once: an expiry well written but passed is reported beside a mistyped number.
+    const expiry = typeof card === 'object' && !('token' in card) ? writtenExpiry(card) : undefined;
+    if (expiry && isExpired(expiry.month, expiry.year, rules.now))
+      errors.add([...prefix, 'base'], rules.expiredMessage ?? CardMsg.expired(expiry.month, expiry.year));
+    return undefined;
+  }
   const cvc = cvcText(card.verification_value);
   if (typeof card.token === 'string' && card.token !== '') return { kind: 'token', token: card.token, cvc };
   const expMonth = Number(card.exp_month);

@@ -1,3 +1,4 @@
+import { CardMsg } from '../cards/index.js';
 import type { ErrorTree } from '../core/errors.js';
 import { CARD_ERROR_FIELDS } from '../pages/card-form.js';
 import { defineTexts, type PageLang } from '../pages/lang.js';
@@ -37,6 +38,12 @@ export const cardLabels = defineTexts({
   },
 });
 
+/** The card rules' own words where a buyer needs more than the API's message. */
+const cardRuleTexts = defineTexts({
+  en: { numberNotValid: 'not valid (a digit is wrong): check it against the card' },
+  ru: { numberNotValid: 'номер недействителен (неверна одна из цифр): сверьте его с картой' },
+});
+
 export interface FormProblems {
   /** By the form's field name: card_number, email, … */
   fields: Record<string, string>;
@@ -70,10 +77,14 @@ export function formProblems(tree: ErrorTree, lang: PageLang): FormProblems {
       field = customer;
       label = t[CUSTOMER_FIELDS[customer].label];
     }
-    const shown = lang === 'en' ? msg : t.fieldProblem.replace('{label}: ', '');
+    const notValid = field === 'card_number' && msg === CardMsg.luhn;
+    const said = notValid ? cardRuleTexts(lang).numberNotValid : msg;
+    const shown = lang === 'en' || notValid ? said : t.fieldProblem.replace('{label}: ', '');
     if (field && label) {
-      fields[field] ??= lang === 'en' ? msg : shown;
-      messages.push(t.fieldProblem.replace('{label}', label).replace('{message}', msg));
+      fields[field] ??= shown;
+      messages.push(
+        notValid ? `${label}: ${said}` : t.fieldProblem.replace('{label}', label).replace('{message}', said),
+      );
     } else messages.push(t.cardProblem.replace('{message}', msg));
   }
   return { fields, messages: [...new Set(messages)] };

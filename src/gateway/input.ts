@@ -126,8 +126,10 @@ export function parseCharge(
   now: Date,
   opts: { requireCvc: boolean },
 ): ChargeInput {
-  check(opts.requireCvc ? ChargeBody : CreditBody, request);
+  // The body's rules and the card's in one answer: a mistyped number does not hide an expired card.
   const errors = new ErrorCollector();
+  const body = opts.requireCvc ? ChargeBody : CreditBody;
+  checkBody((body as unknown as { properties: { request: TSchema } }).properties.request, request, errors);
   const card = validateCardInput(request.credit_card, errors, ['credit_card'], {
     now,
     requireCvc: opts.requireCvc,

@@ -25,10 +25,10 @@ export interface PaymentView {
   frame?: { origins: readonly string[] | null } | undefined;
 }
 
-function PaymentDetails({ t, p }: { t: ThreeDsTexts; p: PaymentView }) {
+function PaymentDetails({ t, p, lang }: { t: ThreeDsTexts; p: PaymentView; lang: PageLang }) {
   const rows: Array<[string, ComponentChildren]> = [];
   if (p.shopName) rows.push([t.shop, p.shopName]);
-  rows.push([t.amount, <Money amount={p.amount} currency={p.currency} />]);
+  rows.push([t.amount, <Money amount={p.amount} currency={p.currency} lang={lang} />]);
   if (p.card) rows.push([t.card, cardText(p.card)]);
   if (p.description) rows.push([t.description, p.description]);
   return <Details rows={rows} />;
@@ -81,7 +81,7 @@ export function ChallengePage({ lang, p, token }: { lang: PageLang; p: PaymentVi
     <StepPage lang={lang} title={t.challengeTitle} p={p}>
       <h1>{t.challengeTitle}</h1>
       <p>{t.challengeIntro}</p>
-      <PaymentDetails t={t} p={p} />
+      <PaymentDetails t={t} p={p} lang={lang} />
       <p class="note">{t.sandbox}</p>
       <div class="actions">
         <OutcomeForm token={token} outcome="passed" label={t.pass} primary />
@@ -101,7 +101,7 @@ export function FrictionlessPage({ lang, p, token }: { lang: PageLang; p: Paymen
     <StepPage lang={lang} title={t.checkingTitle} p={p} scripts={['auto-submit.js']}>
       <h1>{t.checkingTitle}</h1>
       <p>{t.checkingIntro}</p>
-      <PaymentDetails t={t} p={p} />
+      <PaymentDetails t={t} p={p} lang={lang} />
       <form method="post" data-auto-submit class="actions">
         <CsrfField token={token} />
         <input type="hidden" name="outcome" value="passed" />
@@ -130,7 +130,7 @@ export function ResultPage(props: {
     <StepPage lang={lang} title={title} p={p}>
       <h1 class={successful ? 'ok' : 'bad'}>{title}</h1>
       <p>{text}</p>
-      <PaymentDetails t={t} p={p} />
+      <PaymentDetails t={t} p={p} lang={lang} />
       {back && (
         <div class="actions">
           <a class="button primary" href={back}>

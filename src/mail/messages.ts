@@ -1,4 +1,4 @@
-import { formatMoney } from '../money/currencies.js';
+import { moneyText } from '../money/currencies.js';
 import { formatDate, type Message, oneLine } from './render.js';
 import { fill, type MailLanguage, textsFor } from './texts.js';
 
@@ -53,7 +53,7 @@ function opening(sub: SubscriptionFacts) {
 function chargeRows(sub: SubscriptionFacts, charge: ChargeFacts, shop: ShopFacts): Message['rows'] {
   const { t } = opening(sub);
   const rows: Message['rows'] = [];
-  if (charge.amount !== null) rows.push([t.amount, formatMoney(charge.amount, sub.currency)]);
+  if (charge.amount !== null) rows.push([t.amount, moneyText(charge.amount, sub.currency, sub.language)]);
   if (charge.at) rows.push([t.date, formatDate(charge.at, shop.timeZone)]);
   rows.push([t.plan, sub.planTitle]);
   rows.push([t.subscription, sub.id]);
@@ -66,7 +66,7 @@ export function receiptMessage(shop: ShopFacts, sub: SubscriptionFacts, charge: 
   const values = {
     plan: sub.planTitle,
     shop: shop.name,
-    amount: charge.amount === null ? '' : formatMoney(charge.amount, sub.currency),
+    amount: charge.amount === null ? '' : moneyText(charge.amount, sub.currency, sub.language),
   };
   const rows = chargeRows(sub, charge, shop);
   if (sub.activeTo) rows.push([t.paidUntil, formatDate(sub.activeTo, shop.timeZone)]);
@@ -87,7 +87,7 @@ export function failedMessage(shop: ShopFacts, sub: SubscriptionFacts, charge: C
   const values = {
     plan: sub.planTitle,
     shop: shop.name,
-    amount: charge.amount === null ? '' : formatMoney(charge.amount, sub.currency),
+    amount: charge.amount === null ? '' : moneyText(charge.amount, sub.currency, sub.language),
   };
   const rows = chargeRows(sub, charge, shop);
   if (charge.message) rows.push([t.reason, charge.message]);
@@ -125,7 +125,7 @@ export function canceledMessage(shop: ShopFacts, sub: SubscriptionFacts): Messag
 
 export function transactionMessage(shop: ShopFacts, txn: TransactionFacts): Message {
   const t = textsFor('en');
-  const amount = formatMoney(txn.amount, txn.currency);
+  const amount = moneyText(txn.amount, txn.currency, 'en');
   const values = { status: txn.status, type: txn.type, amount, shop: shop.name };
   const rows: Message['rows'] = [
     [t.status, txn.status],

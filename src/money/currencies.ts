@@ -51,3 +51,33 @@ export function formatMinor(amount: number, currency: string): string {
 export function formatMoney(amount: number, currency: string): string {
   return `${formatMinor(amount, currency)} ${currency}`;
 }
+
+const FORMATS = new Map<string, Intl.NumberFormat>();
+
+function numberFormat(lang: string, currency: string): Intl.NumberFormat {
+  const key = `${lang} ${currency}`;
+  let format = FORMATS.get(key);
+  if (!format) {
+    const digits = currencyExponent(currency);
+    const places = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+    try {
+      format = new Intl.NumberFormat(lang, { style: 'currency', currency, ...places });
+    } catch {
+      // A code Intl does not take as a currency (USDT, USDC): the number as the language writes it.
+      format = new Intl.NumberFormat(lang, places);
+    }
+    FORMATS.set(key, format);
+  }
+  return format;
+}
+
+/**
+ * Money as a reader of `lang` writes it, with the currency's own minor units: "€19.99" in English,
+ * "19,99 €" and "1 290,00 ₽" in Russian (the spaces no-break), "¥1,999", "KWD 1.999". The amount is
+ * formatted from its exact decimal text, never through a float. The API keeps minor units.
+ */
+export function moneyText(amount: number, currency: string, lang: string): string {
+  const format = numberFormat(lang, currency);
+  const text = format.format(formatMinor(amount, currency) as Intl.StringNumericLiteral);
+  return format.resolvedOptions().style === 'currency' ? text : `${text}\u00a0${currency}`;
+}

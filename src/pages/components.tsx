@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { formatMoney } from '../money/currencies.js';
+import { moneyText } from '../money/currencies.js';
 import type { PageLang } from './lang.js';
 import { pageTexts } from './texts.js';
 
@@ -8,9 +8,12 @@ export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-/** Money always goes through the currency's exponent: JPY without decimals, KWD with three. */
-export function Money({ amount, currency }: { amount: number; currency: string }) {
-  return <span class="money">{formatMoney(amount, currency)}</span>;
+/**
+ * Money as the page's language writes it ("€19.99", "19,99 €"), always through the currency's
+ * exponent: JPY without decimals, KWD with three.
+ */
+export function Money({ amount, currency, lang }: { amount: number; currency: string; lang: PageLang }) {
+  return <span class="money">{moneyText(amount, currency, lang)}</span>;
 }
 
 export interface FieldProps {
@@ -25,7 +28,8 @@ export interface FieldProps {
   readOnly?: boolean;
   /** The field's problem, shown under it and announced with it. */
   error?: string | undefined;
-  hint?: string | undefined;
+  /** Text, or text with pieces kept as they are (an API name in a `<code>`). */
+  hint?: ComponentChildren;
   maxLength?: number;
   pattern?: string;
   placeholder?: string;
@@ -33,6 +37,8 @@ export interface FieldProps {
   size?: 'short' | 'wide';
   /** A choice among these (value, label) pairs: the field is a select with `value` chosen. */
   options?: ReadonlyArray<readonly [value: string, label: string]>;
+  /** The values are names kept as they are in every language (time zone ids): `translate="no"`. */
+  verbatim?: boolean;
 }
 
 // Preact's input types narrow attributes by `type`; a field chooses its type at run time.
@@ -66,7 +72,7 @@ export function FieldNotes({
   error,
 }: {
   id: string;
-  hint?: string | undefined;
+  hint?: ComponentChildren;
   error?: string | undefined;
 }) {
   return (
@@ -96,6 +102,7 @@ export function Field(p: FieldProps) {
         <select
           id={id}
           name={p.name}
+          {...(p.verbatim ? { translate: 'no' as unknown as boolean } : {})}
           aria-invalid={p.error ? 'true' : undefined}
           aria-describedby={described || undefined}
         >

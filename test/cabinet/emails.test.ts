@@ -37,7 +37,7 @@ describe('cabinet e-mails', () => {
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual(rows.map((r) => r.id).reverse());
     expect(all.body).toContain('class="badge kept"');
-    expect(all.body).toContain('Receipt: Gold, 19.99 EUR');
+    expect(all.body).toContain('Receipt: Gold, €19.99');
 
     expect(ids((await c.get('/cabinet/emails?kind=receipt')).body)).toHaveLength(1);
     expect(ids((await c.get('/cabinet/emails?status=kept')).body)).toHaveLength(3);
@@ -78,7 +78,7 @@ describe('cabinet e-mails', () => {
       headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('<pre class="email-text">');
+    expect(page.body).toContain('<pre class="email-text" lang="en">');
     // Shop- and buyer-written text is never markup of the cabinet's page.
     expect(page.body).not.toContain('<script>alert');
     expect(page.body).not.toContain('<html lang="en"><head><meta charset="utf-8"><title>Receipt');

@@ -73,14 +73,12 @@ describe('cabinet overview', () => {
     expect(html).toContain('<h3>USD</h3>');
     // EUR first: the busier currency.
     expect(html.indexOf('<h3>EUR</h3>')).toBeLessThan(html.indexOf('<h3>USD</h3>'));
-    expect(html).toContain('Revenue per day in EUR, last 30 days: 39.98 EUR in total');
-    expect(html).toContain('Revenue per day in USD, last 30 days: 5.00 USD in total');
+    expect(html).toContain('Revenue per day in EUR, last 30 days: €39.98 in total');
+    expect(html).toContain('Revenue per day in USD, last 30 days: $5.00 in total');
     expect(html).toMatch(
-      /<th scope="row">Fri, 16 Jan 2026<\/th><td class="num"><span class="money">39.98 EUR<\/span><\/td><td class="num">2<\/td><td class="num">1<\/td>/,
+      /<th scope="row">Fri, 16 Jan 2026<\/th><td class="num"><span class="money">€39.98<\/span><\/td><td class="num">2<\/td><td class="num">1<\/td>/,
     );
-    expect(html).toMatch(
-      /<th scope="row">Thu, 15 Jan 2026<\/th><td class="num"><span class="money">0.00 EUR/,
-    );
+    expect(html).toMatch(/<th scope="row">Thu, 15 Jan 2026<\/th><td class="num"><span class="money">€0.00/);
     expect(html).toContain('Asia/Tokyo');
     // One bar per day, drawn without style attributes (the CSP allows none).
     const eurChart = html.slice(

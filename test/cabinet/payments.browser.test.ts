@@ -98,7 +98,7 @@ describe('cabinet payments, products, customers and proofs in Chromium', () => {
       await page.goto(`${kit.base}/cabinet/payments`);
       await expect(page.locator('h1').textContent()).resolves.toBe('Payments');
       await kit.screenshot(page, 'cabinet-payments');
-      await page.locator('tr', { hasText: '49.99 EUR' }).getByRole('link').first().click();
+      await page.locator('tr', { hasText: '€49.99' }).getByRole('link').first().click();
       await page.waitForURL(/\/cabinet\/payments\/[0-9a-f-]{36}$/);
       await kit.screenshot(page, 'cabinet-payment');
       await page.getByRole('link', { name: 'Refund', exact: true }).click();
@@ -107,19 +107,19 @@ describe('cabinet payments, products, customers and proofs in Chromium', () => {
       await page.fill('#f-reason', 'Returned one item');
       await kit.screenshot(page, 'cabinet-payment-refund');
       await page.getByRole('button', { name: 'Review' }).click();
-      await expect(page.locator('.question').textContent()).resolves.toContain('Refund 10.00 EUR of');
+      await expect(page.locator('.question').textContent()).resolves.toContain('Refund €10.00 of');
       await kit.screenshot(page, 'cabinet-payment-refund-confirm');
-      await page.getByRole('button', { name: 'Yes, refund 10.00 EUR' }).click();
+      await page.getByRole('button', { name: 'Yes, refund €10.00' }).click();
       await page.waitForURL(/done=refund/);
       await expect(page.getByRole('status').first().textContent()).resolves.toBe('Refunded.');
       const refundRow = page.locator('section[aria-labelledby="family"] tr', {
         hasText: 'Returned one item',
       });
-      await expect(refundRow.textContent()).resolves.toContain('10.00 EUR');
+      await expect(refundRow.textContent()).resolves.toContain('€10.00');
       await kit.screenshot(page, 'cabinet-payment-refunded');
       // The refund's own page links back to its payment.
       await refundRow.getByRole('link', { name: 'Refund' }).click();
-      await expect(page.getByRole('link', { name: /Payment 49\.99 EUR/ }).count()).resolves.toBe(1);
+      await expect(page.getByRole('link', { name: /Payment €49\.99/ }).count()).resolves.toBe(1);
     });
     // On a phone, without scripts: the list and the authorization's actions still work.
     await kit.withPage(

@@ -64,8 +64,8 @@ describe('cabinet payments list', () => {
     const uids = uidsIn(page.body);
     expect(uids.indexOf(second.uid)).toBeLessThan(uids.indexOf(first.uid));
     expect(uids).not.toContain(foreign.uid);
-    expect(page.body).toContain('500 JPY');
-    expect(page.body).toContain('19.99 EUR');
+    expect(page.body).toContain('¥500');
+    expect(page.body).toContain('€19.99');
     expect(page.body).toContain('•••• 0000');
     expect(page.body).not.toContain('<script>alert(1)');
     expect(page.body).toContain('Second &lt;script>alert(1)&lt;/script>');
@@ -217,7 +217,7 @@ describe('cabinet payment actions', () => {
     expect(form.status).toBe(200);
     expect(form.body).toContain('value="10.00"');
     const { review, post } = await act(cab, p.uid, 'refund', { amount: '2.50', reason: 'Damaged box' });
-    expect(review.body).toContain('Refund 2.50 EUR of');
+    expect(review.body).toContain('Refund €2.50 of');
     const done = await post();
     expect(done.status).toBe(303);
     expect(done.location).toBe(`/cabinet/payments/${p.uid}?done=refund`);

@@ -35,7 +35,7 @@ describe('cabinet products', () => {
     expect(page.status).toBe(200);
     expect(idsIn(page.body)).toEqual([old.id, gone.id, few.id, unlimited.id]);
     expect(page.body).toContain('Unlimited');
-    expect(page.body).toContain('500 JPY');
+    expect(page.body).toContain('¥500');
     expect(page.body).toContain('sold out');
     expect(page.body).toContain('expired');
     expect(page.body).not.toContain('<script>alert');

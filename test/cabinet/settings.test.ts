@@ -169,4 +169,42 @@ describe('cabinet settings', () => {
       expect(huge.status).toBe(422);
       expect((await findShopRow(h.db, s.shop.shop.id))?.clock_offset_ms).toBe(0);
     }));
+
+  it('starts a test shop over: everything it did deleted, its clock at now', () =>
+    frozen(h, async () => {
+      const s = await setup(h);
+      const sub = await subscribe(s);
+      const c = await signedIn(h, s.shop, ip());
+      await c.get('/cabinet/test-clock');
+      await c.post('/cabinet/test-clock', { amount: '1', unit: 'years', to: '' });
+      const page = await c.get('/cabinet/test-clock');
+      expect(page.body).toContain('action="/cabinet/test-clock/reset"');
+      const res = await c.post('/cabinet/test-clock/reset', {});
+      expect(res.status, res.body).toBe(303);
+      expect(res.location).toBe('/cabinet/test-clock?done=reset');
+      const after = await c.get(res.location as string);
+      expect(after.body).toContain('The shop starts over');
+      expect(after.body).toContain('1 Jan 2026, 00:00:00');
+      expect((await s.api.get('/test_clock')).body.test_clock.now).toBe('2026-01-01T00:00:00.000Z');
+      expect((await s.api.get(`/subscriptions/${sub.id}`)).status).toBe(404);
+      expect(await payments(h, s, sub.id)).toEqual([]);
+      // Still signed in: the cabinet's session is the shop's, not something it did.
+      expect((await c.get('/cabinet/subscriptions')).status).toBe(200);
+    }));
+
+  it('starts no live shop over, and never without the form token', async () => {
+    const live = await newShop(h, { test: false });
+    const api = client(h, live);
+    expect((await api.post('/customers', { email: 'kept@example.com', ip: '203.0.113.9' })).status).toBe(201);
+    const c = await signedIn(h, live, ip());
+    await c.get('/cabinet/settings');
+    expect((await c.post('/cabinet/test-clock/reset', {})).status).toBe(404);
+    expect(JSON.stringify((await api.get('/customers')).body)).toContain('kept@example.com');
+    const test = await setup(h);
+    await subscribe(test);
+    const t = await signedIn(h, test.shop, ip());
+    await t.get('/cabinet/test-clock');
+    expect((await t.post('/cabinet/test-clock/reset', { _csrf: 'forged' })).status).toBe(403);
+    expect(((await test.api.get('/subscriptions')).body as unknown[]).length).toBe(1);
+  });
 });

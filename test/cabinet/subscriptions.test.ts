@@ -66,7 +66,7 @@ describe('cabinet subscriptions list', () => {
     expect(idsOf(res.body)).toEqual([subs.d.id, subs.c.id, subs.b.id, subs.a.id]);
     expect(res.body).toContain('bob@example.com');
     expect(res.body).toContain('Silver');
-    expect(res.body).toContain('19.99 EUR');
+    expect(res.body).toContain('€19.99');
     expect(res.body).toContain('class="badge failed"');
     expect(res.body).toContain('UTC');
   });

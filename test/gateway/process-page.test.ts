@@ -81,7 +81,7 @@ describe('GET /process/{uid}', () => {
     const res = await open(g, uid);
     expectPage(res, 200);
     expect(res.body).toContain('<html lang="en">');
-    expect(res.body).toContain('1234.56 EUR');
+    expect(res.body).toContain('€1,234.56');
     expect(res.body).toContain('Visa •••• 1097');
     expect(res.body).toContain('Corner &lt;Shop> &amp; Co');
     expect(res.body).toContain('&lt;script>alert(1)&lt;/script>');

@@ -102,7 +102,7 @@ describe('the 3-D Secure page in Chromium', () => {
       };
     });
     expect(page.lang).toBe('en');
-    expect(page.text).toContain('19.99 EUR');
+    expect(page.text).toContain('€19.99');
     expect(page.text).toContain('Visa •••• 1097');
     expect(page.text).toContain('Corner <Shop>');
     // What the shop or buyer wrote is text on the page, never markup that runs.
@@ -171,7 +171,7 @@ describe('the 3-D Secure page in Chromium', () => {
       { javaScriptEnabled: false },
     );
     expect(result.waiting).toBe('incomplete');
-    expect(result.text).toContain('19.99 EUR');
+    expect(result.text).toContain('19,99\u00a0€');
     expect(await status(shop, t.uid)).toBe('successful');
   });
 
@@ -197,7 +197,7 @@ describe('the 3-D Secure page in Chromium', () => {
       { mobile: true },
     );
     expect(result.lang).toBe('ru');
-    expect(result.first).toContain('19.99 EUR');
+    expect(result.first).toContain('19,99\u00a0€');
     expect(result.again).toContain('Платёж прошёл успешно');
     expect(result.banners).toBe(0);
     expect(await status(shop, t.uid)).toBe('successful');

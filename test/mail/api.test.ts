@@ -35,7 +35,7 @@ describe('GET /emails without an SMTP server', () => {
     const receipt = res.body[1];
     expect(receipt).toMatchObject({
       to: s.customerEmail,
-      subject: 'Receipt: Gold, 19.99 EUR',
+      subject: 'Receipt: Gold, €19.99',
       language: 'en',
     });
     expect(receipt.text).toContain('Kept, not lost.');

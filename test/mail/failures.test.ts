@@ -44,12 +44,12 @@ describe('failed charges and cancellations', () => {
       // The failed transaction and failed.subscription name the same charge: one e-mail.
       expect(subjects(s.customerEmail)).toEqual([
         'Payment failed: Gold',
-        'Receipt: Gold, 19.99 EUR',
+        'Receipt: Gold, €19.99',
         'Subscription canceled: Gold',
       ]);
       const failed = withSubject(s.customerEmail, 'Payment failed: Gold');
       const canceled = withSubject(s.customerEmail, 'Subscription canceled: Gold');
-      expect(failed?.text).toContain('We could not charge 19.99 EUR for Gold at Test shop.');
+      expect(failed?.text).toContain('We could not charge €19.99 for Gold at Test shop.');
       expect(failed?.text).toContain('Reason: Insufficient funds');
       expect(canceled?.text).toContain('Reason: Payment failed 1 time in a row: Insufficient funds');
       expect(canceled?.html).toContain('<html lang="en">');
@@ -68,16 +68,13 @@ describe('failed charges and cancellations', () => {
       const after = (await s.api.get(`/subscriptions/${sub.id}`)).body;
       expect(after.cancelled_at).toBeUndefined();
       await mailDue(services, { shopId: s.id });
-      expect(subjects(s.customerEmail)).toEqual(['Платёж не прошёл: «Gold»', 'Чек: «Gold», 19.99 EUR']);
+      expect(subjects(s.customerEmail)).toEqual(['Платёж не прошёл: «Gold»', 'Чек: «Gold», 19,99 €']);
       const failed = withSubject(s.customerEmail, 'Платёж не прошёл: «Gold»');
-      expect(failed?.text).toContain('Не удалось списать 19.99 EUR за «Gold» в магазине «Test shop».');
+      expect(failed?.text).toContain('Не удалось списать 19,99\u00a0€ за «Gold» в магазине «Test shop».');
       expect(failed?.text).toContain('Причина: Insufficient funds');
       expect(failed?.html).toContain('<html lang="ru">');
       // The shop hears of both transactions.
-      expect(subjects(s.shopEmail)).toEqual([
-        'Transaction failed: 19.99 EUR',
-        'Transaction successful: 19.99 EUR',
-      ]);
+      expect(subjects(s.shopEmail)).toEqual(['Transaction failed: €19.99', 'Transaction successful: €19.99']);
     }));
 
   it('tells the customer when the shop cancels, with the reason and until when it is paid', async () => {

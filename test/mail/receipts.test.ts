@@ -37,20 +37,20 @@ describe('receipts', () => {
     expect(more).toEqual([]);
     const mail = receipt?.mail;
     expect(receipt?.to).toEqual([s.customerEmail]);
-    expect(mail?.subject).toBe('Receipt: Gold, 19.99 EUR');
+    expect(mail?.subject).toBe('Receipt: Gold, €19.99');
     expect(mail?.from?.value).toEqual([{ address: 'no-reply@kopek.test', name: 'Test shop' }]);
     expect(mail?.replyTo?.value[0]?.address).toBe(s.shopEmail);
     expect(mail?.headers.get('content-language')).toBe('en');
     expect(mail?.text).toContain('Hello, Jane Doe.');
-    expect(mail?.text).toContain('Amount: 19.99 EUR');
+    expect(mail?.text).toContain('Amount: €19.99');
     expect(mail?.text).toContain('Thank you for choosing Gold.\nVAT included.');
     expect(mail?.text).toContain(`Transaction: ${sub.last_transaction.uid}`);
     expect(mail?.html).toContain('<html lang="en">');
     expect(mail?.html).toMatch(/Thank you for choosing Gold\.<br\s*\/?>/);
-    expect(mail?.html).toContain('19.99 EUR');
+    expect(mail?.html).toContain('€19.99');
 
     const notices = inbox.to(s.shopEmail);
-    expect(notices.map((n) => n.mail.subject)).toEqual(['Transaction successful: 19.99 EUR']);
+    expect(notices.map((n) => n.mail.subject)).toEqual(['Transaction successful: €19.99']);
     expect(notices[0]?.mail.text).toContain(sub.last_transaction.uid);
     expect(notices[0]?.mail.replyTo).toBeUndefined();
     const rows = await emailsOf(h, s.id);
@@ -70,10 +70,10 @@ describe('receipts', () => {
       receipt_text: ['Спасибо!'],
     });
     const [receipt] = await mailFor(s);
-    expect(receipt?.mail.subject).toBe('Чек: «Золото», 1999 JPY');
+    expect(receipt?.mail.subject).toBe('Чек: «Золото», 1 999 ¥');
     expect(receipt?.mail.headers.get('content-language')).toBe('ru');
     expect(receipt?.mail.text).toContain('Спасибо за оплату');
-    expect(receipt?.mail.text).toContain('Сумма: 1999 JPY');
+    expect(receipt?.mail.text).toContain('Сумма: 1\u00a0999\u00a0¥');
     expect(receipt?.mail.text).toContain('Спасибо!');
     expect(receipt?.mail.html).toContain('<html lang="ru">');
   });
@@ -82,7 +82,7 @@ describe('receipts', () => {
     const s = await mailShop(h);
     await subscribe(s, { language: 'de' });
     const [receipt] = await mailFor(s);
-    expect(receipt?.mail.subject).toBe('Receipt: Gold, 19.99 EUR');
+    expect(receipt?.mail.subject).toBe('Receipt: Gold, €19.99');
     expect(receipt?.mail.html).toContain('<html lang="en">');
     expect((await emailsOf(h, s.id)).find((r) => r.kind === 'receipt')?.language).toBe('en');
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserKit, startBrowserKit } from '../browser/kit.js';
 import { card, charge } from '../gateway/helpers.js';
 import { newShop, type TestShop } from '../harness.js';
+import { CABINET_SHOP_TEXTS, cabinetCases, cabinetContext } from './cabinet-walk.js';
 import { englishWords, rawKeys } from './words.js';
 
 /**
@@ -16,6 +17,10 @@ import { englishWords, rawKeys } from './words.js';
  * The states are made beforehand through the app (in process): the browser loads each page once,
  * with scripts off (nothing moves on before it is read; the pages work without them), one context
  * per language.
+ *
+ * The cabinet is walked too, every page of a shop that did a bit of everything (cabinet-walk.ts), in
+ * both languages on a 390 px phone: each page fails on the same words as the hosted pages, and on a
+ * page wider than the phone (a horizontal scroll).
  */
 
 const CARDS = {
@@ -387,6 +392,8 @@ kit = await startBrowserKit();
   await ctpCases(shop, threeDsShop);
   await threeDsCases(threeDsShop);
 }
+// The cabinet's pages, walked below on a phone in both languages.
+const cabinet = await cabinetCases(kit);
 
 beforeAll(async () => {
   for (const lang of ['en', 'ru'] as const) {
@@ -411,6 +418,8 @@ function readPage(page: Page) {
       const owner = node.parentElement;
       if (!owner || owner.closest('script, style, template')) continue;
       if (owner.closest(`[lang]:not([lang="${lang}"])`)) continue;
+      // Machine names kept as they are (event and header names, time zone ids, JSON): not words.
+      if (owner.closest('[translate="no"]')) continue;
       parts.push(node.textContent ?? '');
     }
     for (const el of document.querySelectorAll('[aria-label], [placeholder], [title], img[alt]'))
@@ -474,5 +483,68 @@ describe('the language switch', () => {
     expect(await page.locator('html').getAttribute('lang')).toBe('ru');
     await Promise.all([page.waitForNavigation(), page.click('.lang-switch a')]);
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
+  });
+});
+
+describe.each(['en', 'ru'] as const)('every cabinet page at 390 px in %s', (lang) => {
+  const pages: { signedIn?: Page; signedOut?: Page } = {};
+  const opened: BrowserContext[] = [];
+  beforeAll(async () => {
+    for (const signedOut of [false, true]) {
+      const context = await cabinetContext(kit, cabinet.shop, lang, { signedOut });
+      opened.push(context);
+      pages[signedOut ? 'signedOut' : 'signedIn'] = await context.newPage();
+    }
+  });
+  afterAll(async () => {
+    for (const context of opened) await context.close();
+  });
+
+  it.each(cabinet.cases)('$name', async (c) => {
+    const page = c.signedOut ? pages.signedOut : pages.signedIn;
+    if (!page) throw new Error('no browser context');
+    const response =
+      c.status === 401
+        ? // A wrong key: the form again, with its error.
+          await page.goto(`${kit.base}${c.path}`).then(async () => {
+            await page.fill('#f-shop_id', String(cabinet.shop.shop.id));
+            await page.fill('#f-secret_key', 'not-the-key');
+            const [answer] = await Promise.all([
+              page.waitForNavigation(),
+              page.locator('form[action="/cabinet/sign-in"] button[type="submit"]').click(),
+            ]);
+            return answer;
+          })
+        : await page.goto(`${kit.base}${c.path}`);
+    expect(response?.status() ?? 0).toBe(c.status ?? 200);
+    const shown = await readPage(page);
+    // Nothing wider than the phone: the page never scrolls sideways (a wide table scrolls in its own box).
+    const width = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      phone: window.innerWidth,
+      wide: [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .filter((el) => !el.closest('.table-wrap'))
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`)
+        .slice(0, 5),
+    }));
+    // Every problem of the page at once.
+    const problems = {
+      lang: shown.lang,
+      rawKeys: rawKeys(shown.text),
+      otherLanguage:
+        lang === 'ru'
+          ? englishWords(shown.text, CABINET_SHOP_TEXTS)
+          : (shown.text.match(/[А-Яа-яЁё]+/g) ?? []),
+      apiBrands: shown.text.match(/\b(visa|master|VISA|MASTERCARD|MasterCard)\b/g) ?? [],
+      widerThanPhone: width.page > width.phone ? `${width.page} px: ${width.wide.join(', ')}` : false,
+    };
+    expect(problems).toEqual({ lang, rawKeys: [], otherLanguage: [], apiBrands: [], widerThanPhone: false });
+    if (c.name === 'subscription, active') await kit.screenshot(page, `cabinet-subscription-390-${lang}`);
+    // The switch (a signed-in page's): this page again, in the other language.
+    if (c.status !== undefined || c.signedOut) return;
+    const other = lang === 'en' ? 'ru' : 'en';
+    const to = await page.locator('a.lang-switch').getAttribute('href');
+    expect(to).toBe(`/cabinet/language?to=${other}&back=${encodeURIComponent(c.path)}`);
   });
 });

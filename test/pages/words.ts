@@ -21,6 +21,15 @@ export const LATIN_NAMES = new Set([
   'JCB',
   'Secure',
   'CVC',
+  // Names of standards, written so in every language.
+  'SMTP',
+  'HTTP',
+  'HTTPS',
+  'HTML',
+  'JSON',
+  'PDF',
+  'PNG',
+  'JPEG',
 ]);
 
 export function englishWords(text: string, shopTexts: readonly string[] = []): string[] {

@@ -10,6 +10,7 @@ import { paymentTexts } from '../payments/texts.js';
 import { Badge, shortUid, When } from '../payments/view.js';
 import { StateBadge } from '../subscriptions/format.js';
 import { cabinetTexts } from '../texts.js';
+import { Code, fillParts } from '../words.js';
 import type { CustomerPayment, CustomerSubscription } from './repository.js';
 import { customerTexts } from './texts.js';
 
@@ -47,7 +48,7 @@ export function CustomersPage({
           label={t.search}
           type="search"
           value={q}
-          hint={t.searchHint}
+          hint={fillParts(t.searchHint, { prefix: <Code>cst_</Code> })}
           maxLength={254}
           size="wide"
         />
@@ -134,7 +135,7 @@ export function CustomerPage({
             {
               label: t.amount,
               num: true,
-              cell: (s) => <Money amount={Number(s.amount)} currency={s.currency} />,
+              cell: (s) => <Money amount={Number(s.amount)} currency={s.currency} lang={cabinet.lang} />,
             },
             { label: t.created, cell: (s) => <When at={s.created_at} cabinet={cabinet} /> },
           ]}
@@ -165,7 +166,7 @@ export function CustomerPage({
             {
               label: t.amount,
               num: true,
-              cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+              cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
             },
           ]}
         />

@@ -6,6 +6,7 @@ import { CabinetPage } from '../layout.js';
 import { FilterBar, type ListPageProps, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { When, zoneLabel } from '../settings/controls.js';
+import { Code, languageName, Verbatim } from '../words.js';
 import type { EmailListRow } from './repository.js';
 import { EMAIL_KINDS, EMAIL_STATUSES, emailTexts } from './texts.js';
 
@@ -66,10 +67,17 @@ export function EmailListPage(
         emptyClass="empty"
         rows={p.rows}
         columns={[
-          { label: t.subject, cell: (e) => <a href={`/cabinet/emails/${e.id}`}>{e.subject}</a> },
+          {
+            label: t.subject,
+            cell: (e) => (
+              <a href={`/cabinet/emails/${e.id}`} lang={e.language}>
+                {e.subject}
+              </a>
+            ),
+          },
           { label: t.recipient, cellClass: 'copy', cell: (e) => e.recipient },
           { label: t.kind, cell: (e) => label(t, e.kind) },
-          { label: t.language, cell: (e) => e.language },
+          { label: t.language, cell: (e) => languageName(e.language, cabinet.lang) },
           { label: t.status, cell: (e) => <EmailStatusBadge status={e.status} t={t} /> },
           { label: t.created, cell: (e) => <When at={e.created_at} zone={zone} lang={cabinet.lang} /> },
         ]}
@@ -84,7 +92,13 @@ export function EmailPage({ cabinet, email, now }: { cabinet: CabinetContext; em
   const zone = cabinet.shop.timeZone;
   const when = (at: string | null) => <When at={at} zone={zone} lang={cabinet.lang} />;
   return (
-    <CabinetPage cabinet={cabinet} title={email.subject} section="emails">
+    <CabinetPage
+      cabinet={cabinet}
+      // In the page's language the subject is the title; in another, it is marked as such in the heading.
+      title={email.language === cabinet.lang ? email.subject : fill(t.detailTitle, { id: email.id })}
+      heading={<span lang={email.language}>{email.subject}</span>}
+      section="emails"
+    >
       <p>
         <a href="/cabinet/emails">← {t.back}</a>
       </p>
@@ -98,14 +112,16 @@ export function EmailPage({ cabinet, email, now }: { cabinet: CabinetContext; em
           [
             [t.recipient, <span class="copy">{email.to}</span>],
             [t.kind, label(t, email.kind)],
-            [t.language, email.language],
+            [t.language, languageName(email.language, cabinet.lang)],
             [t.status, <EmailStatusBadge status={email.status} t={t} />],
             [t.attempts, String(email.attempts)],
             ...(email.next_attempt_at
               ? [[t.nextAttempt, when(email.next_attempt_at)] as [string, unknown]]
               : []),
             ...(email.sent_at ? [[t.sentAt, when(email.sent_at)] as [string, unknown]] : []),
-            ...(email.last_error ? [[t.lastError, email.last_error] as [string, unknown]] : []),
+            ...(email.last_error
+              ? [[t.lastError, <Code>{email.last_error}</Code>] as [string, unknown]]
+              : []),
             [t.event, <span class="copy">{email.event_id}</span>],
             [t.created, when(email.created_at)],
           ] as Array<[string, preact.ComponentChildren]>
@@ -113,7 +129,9 @@ export function EmailPage({ cabinet, email, now }: { cabinet: CabinetContext; em
       />
       <p class="muted">{fill(t.times, { zone: zoneLabel(zone, now) })}</p>
       <h2>{t.textVersion}</h2>
-      <pre class="email-text">{email.text}</pre>
+      <pre class="email-text" lang={email.language}>
+        {email.text}
+      </pre>
       <h2>{t.htmlVersion}</h2>
       <p class="hint">{t.htmlNote}</p>
       <iframe
@@ -125,7 +143,7 @@ export function EmailPage({ cabinet, email, now }: { cabinet: CabinetContext; em
       />
       <details>
         <summary>{t.htmlSource}</summary>
-        <pre class="email-source">{email.html}</pre>
+        <Verbatim class="email-source">{email.html}</Verbatim>
       </details>
     </CabinetPage>
   );

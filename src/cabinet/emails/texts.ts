@@ -3,6 +3,7 @@ import { defineTexts } from '../../pages/lang.js';
 /** The e-mails section: what Kopek wrote to customers and to the shop, sent or kept. */
 export const emailTexts = defineTexts({
   en: {
+    detailTitle: 'E-mail {id}',
     title: 'E-mails',
     intro:
       'Receipts and notices to customers, and notices to you. Without an SMTP server they are kept here.',
@@ -40,6 +41,7 @@ export const emailTexts = defineTexts({
     keptNote: 'No SMTP server is configured: this e-mail was kept, not sent.',
   },
   ru: {
+    detailTitle: 'Письмо {id}',
     title: 'Письма',
     intro: 'Чеки и уведомления покупателям, а также уведомления вам. Без SMTP-сервера письма хранятся здесь.',
     recipient: 'Получатель',

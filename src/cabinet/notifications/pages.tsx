@@ -6,6 +6,7 @@ import { CabinetPage } from '../layout.js';
 import { FilterBar, type ListPageProps, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { When, zoneLabel } from '../settings/controls.js';
+import { Code, EventName, fillParts, Verbatim } from '../words.js';
 import { notificationTexts } from './texts.js';
 
 export interface ListQuery {
@@ -48,7 +49,13 @@ export function NotificationListPage(
           options={statusOptions(t)}
           error={p.statusError}
         />
-        <Field name="event" label={t.event} value={query.event} hint={t.eventHint} maxLength={100} />
+        <Field
+          name="event"
+          label={t.event}
+          value={query.event}
+          hint={fillParts(t.eventHint, { example: <Code>renewed.subscription</Code> })}
+          maxLength={100}
+        />
         <Field
           name="resource_id"
           label={t.resource}
@@ -65,7 +72,7 @@ export function NotificationListPage(
         rows={p.rows}
         columns={[
           { label: t.id, cell: (n) => <a href={`/cabinet/notifications/${n.id}`}>{n.id}</a> },
-          { label: t.event, cell: (n) => n.event },
+          { label: t.event, cell: (n) => <EventName event={n.event} lang={cabinet.lang} /> },
           {
             label: t.resource,
             cellClass: 'copy',
@@ -120,7 +127,7 @@ export function NotificationPage(p: {
       )}
       <Details
         rows={[
-          [t.event, n.event],
+          [t.event, <EventName event={n.event} lang={cabinet.lang} />],
           [t.resource, resource],
           [t.url, <span class="copy">{n.url}</span>],
           [t.status, <StatusBadge status={n.status} lang={cabinet.lang} />],
@@ -158,15 +165,24 @@ export function NotificationPage(p: {
               ),
           },
           { label: t.duration, num: true, cell: (a) => fill(t.ms, { n: a.duration_ms }) },
-          { label: t.answer, cell: (a) => (a.response ? <pre class="answer">{a.response}</pre> : '—') },
-          { label: t.error, cell: (a) => a.error ?? '—' },
+          {
+            label: t.answer,
+            cell: (a) => (a.response ? <Verbatim class="answer">{a.response}</Verbatim> : '—'),
+          },
+          { label: t.error, cell: (a) => (a.error ? <Code>{a.error}</Code> : '—') },
         ]}
       />
       <h2>{t.payload}</h2>
-      <pre>{JSON.stringify(n.payload, null, 2)}</pre>
+      <Verbatim>{JSON.stringify(n.payload, null, 2)}</Verbatim>
       <h2>{t.headers}</h2>
-      <pre class="headers">{p.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>
-      <p class="hint">{t.headersHint}</p>
+      <Verbatim class="headers">{p.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}</Verbatim>
+      <p class="hint">
+        {fillParts(t.headersHint, {
+          contentSignature: <Code>Content-Signature</Code>,
+          kopekSignature: <Code>Kopek-Signature</Code>,
+          kopekTimestamp: <Code>Kopek-Timestamp</Code>,
+        })}
+      </p>
     </CabinetPage>
   );
 }

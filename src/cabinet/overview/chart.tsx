@@ -1,5 +1,6 @@
-import { formatMoney } from '../../money/currencies.js';
+import { moneyText } from '../../money/currencies.js';
 import { Money } from '../../pages/components.js';
+import type { PageLang } from '../../pages/lang.js';
 
 /**
  * A bar chart of one currency's revenue per day, as inline SVG drawn on the server: no script, no
@@ -28,9 +29,10 @@ export interface RevenueChartProps {
   currency: string;
   days: ChartDay[];
   labels: { date: string; revenue: string; paid: string; failed: string; table: string };
+  lang: PageLang;
 }
 
-export function RevenueChart({ id, title, currency, days, labels }: RevenueChartProps) {
+export function RevenueChart({ id, title, currency, days, labels, lang }: RevenueChartProps) {
   const max = Math.max(1, ...days.map((d) => d.revenue));
   const slot = (WIDTH - LEFT * 2) / Math.max(1, days.length);
   const bar = Math.max(2, slot * 0.7);
@@ -47,7 +49,7 @@ export function RevenueChart({ id, title, currency, days, labels }: RevenueChart
         <title id={`${id}-title`}>{title}</title>
         <line x1={LEFT} x2={WIDTH - LEFT} y1={HEIGHT - BOTTOM} y2={HEIGHT - BOTTOM} stroke="#9aa5b1" />
         <text x={LEFT} y={TOP - 8} font-size="11" fill="#52606d">
-          {formatMoney(max === 1 && days.every((d) => d.revenue === 0) ? 0 : max, currency)}
+          {moneyText(max === 1 && days.every((d) => d.revenue === 0) ? 0 : max, currency, lang)}
         </text>
         <line x1={LEFT} x2={WIDTH - LEFT} y1={TOP} y2={TOP} stroke="#e4e7eb" stroke-dasharray="4 4" />
         {days.map((d, i) => {
@@ -63,7 +65,7 @@ export function RevenueChart({ id, title, currency, days, labels }: RevenueChart
                 fill="#1d4ed8"
                 rx="2"
               >
-                <title>{`${d.date}: ${formatMoney(d.revenue, currency)}`}</title>
+                <title>{`${d.date}: ${moneyText(d.revenue, currency, lang)}`}</title>
               </rect>
               {(i % 5 === 0 || i === days.length - 1) && (
                 <text
@@ -104,7 +106,7 @@ export function RevenueChart({ id, title, currency, days, labels }: RevenueChart
                 <tr>
                   <th scope="row">{d.date}</th>
                   <td class="num">
-                    <Money amount={d.revenue} currency={currency} />
+                    <Money amount={d.revenue} currency={currency} lang={lang} />
                   </td>
                   <td class="num">{d.paid}</td>
                   <td class="num">{d.failed}</td>

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../money/currencies.js';
+import { moneyText } from '../../money/currencies.js';
 import { Money } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import { SUBSCRIPTION_STATES } from '../../subscriptions/index.js';
@@ -7,6 +7,7 @@ import { CabinetPage } from '../layout.js';
 import { paymentTexts } from '../payments/texts.js';
 import { ShopTime, StateBadge } from '../subscriptions/format.js';
 import { stateTexts } from '../subscriptions/texts.js';
+import { GatewayMessage } from '../words.js';
 import { type ChartDay, RevenueChart } from './chart.js';
 import { type FailedChargeRow, type RetryingRow, TROUBLE_CAP } from './repository.js';
 import { overviewTexts } from './texts.js';
@@ -72,13 +73,13 @@ function Money30({ view }: { view: OverviewView }) {
             <div class="stat">
               <dt class="label">{t.revenue}</dt>
               <dd class="value">
-                <Money amount={m.revenue} currency={m.currency} />
+                <Money amount={m.revenue} currency={m.currency} lang={lang} />
               </dd>
             </div>
             <div class="stat">
               <dt class="label">{t.refunded}</dt>
               <dd class="value">
-                <Money amount={m.refunded} currency={m.currency} />
+                <Money amount={m.refunded} currency={m.currency} lang={lang} />
               </dd>
             </div>
             <div class="stat">
@@ -92,10 +93,14 @@ function Money30({ view }: { view: OverviewView }) {
           </dl>
           <RevenueChart
             id={`chart-${m.currency}`}
-            title={fill(t.chartTitle, { currency: m.currency, total: formatMoney(m.revenue, m.currency) })}
+            title={fill(t.chartTitle, {
+              currency: m.currency,
+              total: moneyText(m.revenue, m.currency, lang),
+            })}
             currency={m.currency}
             days={m.days}
             labels={{ date: t.date, revenue: t.revenue, paid: t.paid, failed: t.failed, table: t.showTable }}
+            lang={lang}
           />
         </div>
       ))}
@@ -136,7 +141,12 @@ function Attention({ view }: { view: OverviewView }) {
                 <StateBadge state={r.state} lang={lang} /> ·{' '}
                 {fill(t.failures, { n: r.number_failed_payment_attempts })} · {t.nextRetry}:{' '}
                 <ShopTime at={r.renew_at} zone={zone} lang={lang} />
-                {r.message && <span class="muted"> · {r.message}</span>}
+                {r.message && (
+                  <span class="muted">
+                    {' · '}
+                    <GatewayMessage message={r.message} lang={lang} />
+                  </span>
+                )}
               </li>
             ))}
           </ul>
@@ -150,8 +160,14 @@ function Attention({ view }: { view: OverviewView }) {
               <li>
                 <ShopTime at={c.created_at} zone={zone} lang={lang} />{' '}
                 <span class={`badge ${c.status}`}>{statusName(c.status)}</span>{' '}
-                <Money amount={c.amount} currency={c.currency} />
-                {c.message && <span> · {c.message}</span>} ·{' '}
+                <Money amount={c.amount} currency={c.currency} lang={lang} />
+                {c.message && (
+                  <span>
+                    {' · '}
+                    <GatewayMessage message={c.message} lang={lang} />
+                  </span>
+                )}{' '}
+                ·{' '}
                 {c.subscription_id ? (
                   <a class="copy" href={`/cabinet/subscriptions/${encodeURIComponent(c.subscription_id)}`}>
                     {c.subscription_id}

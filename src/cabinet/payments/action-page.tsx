@@ -1,5 +1,5 @@
 import type { TransactionAnswer } from '../../gateway/index.js';
-import { currencyExponent, formatMoney } from '../../money/currencies.js';
+import { currencyExponent, moneyText } from '../../money/currencies.js';
 import { CsrfField, ErrorSummary, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
@@ -35,7 +35,7 @@ export function ActionPage({ cabinet, f }: { cabinet: CabinetContext; f: ActionF
   const tr = f.transaction;
   const back = `/cabinet/payments/${tr.uid}`;
   const self = `${back}/${f.action}`;
-  const money = (minor: number) => formatMoney(minor, tr.currency);
+  const money = (minor: number) => moneyText(minor, tr.currency, cabinet.lang);
   const title = fill(t[TITLES[f.action]], { amount: money(tr.amount) });
   const problems = [f.errors?.base, f.errors?.amount].filter((e): e is string => Boolean(e));
   const shown = f.confirm?.minor ?? f.limit;

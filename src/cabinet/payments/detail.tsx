@@ -2,9 +2,18 @@ import type { ComponentChildren } from 'preact';
 import type { TransactionAnswer } from '../../gateway/index.js';
 import type { HistoryEntry, TransactionRow } from '../../ledger/index.js';
 import { Details, Money } from '../../pages/components.js';
-import { fill } from '../../pages/lang.js';
+import { fill, type PageLang } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import {
+  Code,
+  descriptionText,
+  EventName,
+  fillParts,
+  GatewayMessage,
+  languageName,
+  Verbatim,
+} from '../words.js';
 import type { Action } from './actions.js';
 import type { PaymentEvent, PaymentStatus, PaymentType } from './repository.js';
 import { paymentTexts } from './texts.js';
@@ -31,11 +40,12 @@ const statusName = (t: T, status: string) => t[`st_${status as PaymentStatus}`] 
 const dash = (v: unknown): ComponentChildren =>
   v === null || v === undefined || v === '' ? <span class="muted">—</span> : String(v);
 
-function Notice({ t, done }: { t: T; done: PaymentDetail['done'] }) {
+function Notice({ t, done, lang }: { t: T; done: PaymentDetail['done']; lang: PageLang }) {
   if (!done) return null;
-  let text: string;
+  let text: ComponentChildren;
   if (done.kind === 'repeat') text = t.done_repeat;
-  else if (done.kind === 'failed') text = fill(t.done_failed, { message: done.message ?? '' });
+  else if (done.kind === 'failed')
+    text = fillParts(t.done_failed, { message: <GatewayMessage message={done.message} lang={lang} /> });
   else if (done.kind === 'capture' || done.kind === 'void' || done.kind === 'refund')
     text = t[`done_${done.kind}`];
   else return null;
@@ -81,7 +91,7 @@ function Family({ d, t, cabinet }: { d: PaymentDetail; t: T; cabinet: CabinetCon
                     <Badge state={c.status}>{statusName(t, c.status)}</Badge>
                   </td>
                   <td class="num">
-                    <Money amount={Number(c.amount)} currency={c.currency} />
+                    <Money amount={Number(c.amount)} currency={c.currency} lang={cabinet.lang} />
                   </td>
                   <td>{dash((c.details as { reason?: string }).reason)}</td>
                 </tr>
@@ -120,7 +130,7 @@ function Actions({ d, t }: { d: PaymentDetail; t: T }) {
   );
 }
 
-function Verification({ tr, t }: { tr: TransactionAnswer; t: T }) {
+function Verification({ tr, t, lang }: { tr: TransactionAnswer; t: T; lang: PageLang }) {
   const v = tr.three_d_secure_verification;
   return (
     <section aria-labelledby="three-ds">
@@ -129,11 +139,18 @@ function Verification({ tr, t }: { tr: TransactionAnswer; t: T }) {
         <Details
           rows={[
             [t.status, <Badge state={v.status}>{statusName(t, v.status)}</Badge>],
-            [t.message, dash(v.message)],
+            [t.message, <GatewayMessage message={v.message} lang={lang} />],
             [t.enrolled, dash(v.ve_status)],
             [t.paStatus, dash(v.pa_status)],
             [t.eci, dash(v.eci)],
-            ...(v.fail_reason ? [[t.failReason, v.fail_reason] as [string, string]] : []),
+            ...(v.fail_reason
+              ? [
+                  [t.failReason, <GatewayMessage message={v.fail_reason} lang={lang} />] as [
+                    string,
+                    ComponentChildren,
+                  ],
+                ]
+              : []),
           ]}
         />
       ) : (
@@ -201,7 +218,9 @@ function Notifications({ d, t, cabinet }: { d: PaymentDetail; t: T; cabinet: Cab
                   <td>
                     <When at={e.created_at} cabinet={cabinet} />
                   </td>
-                  <td class="copy">{e.event}</td>
+                  <td>
+                    <EventName event={e.event} lang={cabinet.lang} />
+                  </td>
                   <td>
                     <Badge state={e.status}>{t[`ev_${e.status}`] ?? e.status}</Badge>
                     {e.url && <div class="copy muted">{e.url}</div>}
@@ -228,9 +247,9 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
       <p>
         <a href="/cabinet/payments">{t.allPayments}</a>
       </p>
-      <Notice t={t} done={d.done} />
+      <Notice t={t} done={d.done} lang={cabinet.lang} />
       <p class="headline">
-        <Money amount={tr.amount} currency={tr.currency} />{' '}
+        <Money amount={tr.amount} currency={tr.currency} lang={cabinet.lang} />{' '}
         <Badge state={tr.status}>{statusName(t, tr.status)}</Badge>
         {tr.test && <span class="badge test">{t.test}</span>}
       </p>
@@ -238,13 +257,13 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
         rows={[
           [t.uid, <span class="copy">{tr.uid}</span>],
           [t.type, typeName(t, tr.type)],
-          [t.message, dash(tr.message)],
-          [t.description, dash(tr.description)],
+          [t.message, <GatewayMessage message={tr.message} lang={cabinet.lang} />],
+          [t.description, descriptionText(tr.description, cabinet.lang)],
           [t.trackingId, <span class="copy">{dash(tr.tracking_id)}</span>],
           [t.created, <When at={tr.created_at} cabinet={cabinet} />],
           [t.updated, <When at={tr.updated_at} cabinet={cabinet} />],
           [t.paid, <When at={tr.paid_at} cabinet={cabinet} />],
-          [t.language, dash(tr.language)],
+          [t.language, languageName(tr.language, cabinet.lang)],
           ...(tr.reason !== undefined ? [[t.reason, tr.reason] as [string, string]] : []),
           ...(d.parent
             ? [
@@ -252,15 +271,19 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
                   t.parent,
                   <a href={`/cabinet/payments/${d.parent.uid}`}>
                     {typeName(t, d.parent.type)}{' '}
-                    <Money amount={Number(d.parent.amount)} currency={d.parent.currency} />
+                    <Money
+                      amount={Number(d.parent.amount)}
+                      currency={d.parent.currency}
+                      lang={cabinet.lang}
+                    />
                   </a>,
                 ] as [string, ComponentChildren],
               ]
             : []),
           ...(tr.type === 'payment' || tr.type === 'capture'
             ? ([
-                [t.refunded, <Money amount={d.refunded} currency={tr.currency} />],
-                [t.left, <Money amount={d.left} currency={tr.currency} />],
+                [t.refunded, <Money amount={d.refunded} currency={tr.currency} lang={cabinet.lang} />],
+                [t.left, <Money amount={d.left} currency={tr.currency} lang={cabinet.lang} />],
               ] as Array<[string, ComponentChildren]>)
             : []),
         ]}
@@ -273,7 +296,11 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
           {d.history.map((h) => (
             <li>
               <Badge state={h.status}>{statusName(t, h.status)}</Badge> <When at={h.at} cabinet={cabinet} />
-              {h.message && <div>{h.message}</div>}
+              {h.message && (
+                <div>
+                  <GatewayMessage message={h.message} lang={cabinet.lang} />
+                </div>
+              )}
             </li>
           ))}
         </ol>
@@ -292,18 +319,18 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
           />
         </section>
       )}
-      <Verification tr={tr} t={t} />
+      <Verification tr={tr} t={t} lang={cabinet.lang} />
       <Buyer tr={tr} t={t} />
       {section && (
         <section aria-labelledby="acquirer">
           <h2 id="acquirer">{t.acquirer}</h2>
           <Details
             rows={[
-              [t.message, dash(section.message)],
+              [t.message, <GatewayMessage message={section.message} lang={cabinet.lang} />],
               [t.authCode, dash(section.auth_code)],
               [t.rrn, dash(section.rrn)],
               [t.refId, dash(section.ref_id)],
-              [t.descriptor, dash(section.billing_descriptor)],
+              [t.descriptor, section.billing_descriptor ? <Code>{section.billing_descriptor}</Code> : '—'],
             ]}
           />
         </section>
@@ -311,7 +338,7 @@ export function PaymentPage({ cabinet, d }: { cabinet: CabinetContext; d: Paymen
       {Object.keys(tr.additional_data).length > 0 && (
         <section aria-labelledby="additional">
           <h2 id="additional">{t.additional}</h2>
-          <pre>{JSON.stringify(tr.additional_data, null, 2)}</pre>
+          <Verbatim>{JSON.stringify(tr.additional_data, null, 2)}</Verbatim>
         </section>
       )}
       <Notifications d={d} t={t} cabinet={cabinet} />

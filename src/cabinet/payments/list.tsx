@@ -5,6 +5,7 @@ import { CabinetPage } from '../layout.js';
 import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { cabinetTexts } from '../texts.js';
+import { descriptionText } from '../words.js';
 import {
   PAYMENT_STATUSES,
   PAYMENT_TYPES,
@@ -125,9 +126,9 @@ export function PaymentsPage({
           {
             label: t.amount,
             num: true,
-            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
           },
-          { label: t.description, cell: (r) => r.description },
+          { label: t.description, cell: (r) => descriptionText(r.description, cabinet.lang) },
           { label: t.card, cell: (r) => <CardSummary card={r.card} /> },
           { label: t.trackingId, cellClass: 'copy', cell: (r) => r.tracking_id },
         ]}

@@ -130,7 +130,7 @@ export const paymentTexts = defineTexts({
     uid: 'UID',
     uidHint: 'Полный UID транзакции',
     uidInvalid: 'UID состоит из шестнадцатеричных цифр по схеме 8-4-4-4-12.',
-    trackingId: 'Tracking ID',
+    trackingId: 'Номер заказа магазина',
     from: 'С даты',
     to: 'По дату',
     dateInvalid: 'Введите дату в виде ГГГГ-ММ-ДД.',

@@ -7,6 +7,7 @@ import { ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
+import { languageName } from '../words.js';
 import { productTexts } from './texts.js';
 
 /** The products list and a product's page with its payment links. */
@@ -76,7 +77,7 @@ export function ProductsPage({
           {
             label: t.amount,
             num: true,
-            cell: (p) => <Money amount={Number(p.amount)} currency={p.currency} />,
+            cell: (p) => <Money amount={Number(p.amount)} currency={p.currency} lang={cabinet.lang} />,
           },
           { label: t.stock, num: true, cell: (p) => <Stock p={p} t={t} /> },
           { label: t.created, cell: (p) => <When at={p.created_at} cabinet={cabinet} /> },
@@ -123,7 +124,7 @@ export function ProductPage({
         <a href="/cabinet/products">{t.allProducts}</a>
       </p>
       <p class="headline">
-        <Money amount={product.amount} currency={product.currency} />{' '}
+        <Money amount={product.amount} currency={product.currency} lang={cabinet.lang} />{' '}
         <StateBadges s={state} test={product.test} t={t} />
       </p>
       <section aria-labelledby="links">
@@ -143,7 +144,7 @@ export function ProductPage({
               product.quantity === null ? t.unlimited : fill(t.left, { n: Number(product.quantity) }),
             ],
             [t.transactionType, t[product.transaction_type]],
-            [t.language, product.language],
+            [t.language, languageName(product.language, cabinet.lang)],
             [t.visibleFields, fields.length > 0 ? fields.join(', ') : t.noFields],
             [
               t.expiry,

@@ -6,6 +6,7 @@ import { FilterBar, ListTable } from '../list.js';
 import { Pager } from '../paging.js';
 import { Badge, shortUid, When } from '../payments/view.js';
 import { cabinetTexts } from '../texts.js';
+import { GatewayMessage } from '../words.js';
 import type { ProofListRow } from './repository.js';
 import { proofTexts } from './texts.js';
 
@@ -81,7 +82,7 @@ export function ProofsPage({
           {
             label: t.amount,
             num: true,
-            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} />,
+            cell: (r) => <Money amount={Number(r.amount)} currency={r.currency} lang={cabinet.lang} />,
           },
           { label: t.match, cell: (r) => <Match row={r} t={t} /> },
         ]}
@@ -115,11 +116,11 @@ export function ProofPage({ cabinet, row }: { cabinet: CabinetContext; row: Proo
                 {row.parent_uid}
               </a>,
             ],
-            [t.amount, <Money amount={Number(row.amount)} currency={row.currency} />],
+            [t.amount, <Money amount={Number(row.amount)} currency={row.currency} lang={cabinet.lang} />],
             [
               t.comparison,
               <>
-                <Match row={row} t={t} /> {row.proof?.message}
+                <Match row={row} t={t} /> <GatewayMessage message={row.proof?.message} lang={cabinet.lang} />
               </>,
             ],
             [t.reference, row.transaction_reference ?? '—'],

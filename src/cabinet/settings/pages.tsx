@@ -2,6 +2,7 @@ import { CsrfField, Details, ErrorSummary, Field } from '../../pages/components.
 import type { ShopSettingsView } from '../../shops/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { Code, fillParts } from '../words.js';
 import { Checkbox } from './controls.js';
 import type { FormErrors, SettingsForm } from './form.js';
 import { SigningSection } from './signing-section.js';
@@ -102,6 +103,7 @@ export function SettingsPage(p: {
             label={t.timeZone}
             value={form.time_zone}
             options={zoneOptions(form.time_zone)}
+            verbatim
             hint={t.timeZoneHint}
             error={errors.time_zone}
           />
@@ -160,7 +162,10 @@ export function SettingsPage(p: {
               ['basic', s.authBasic],
               ['signature', s.authSignature],
             ]}
-            hint={s.authHint}
+            hint={fillParts(s.authHint, {
+              contentSignature: <Code>Content-Signature</Code>,
+              kopekSignature: <Code>Kopek-Signature</Code>,
+            })}
             error={errors.notification_auth}
           />
         </fieldset>

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { advanceTestClock, readTestClock } from '../../billing/index.js';
+import { advanceTestClock, readTestClock, resetTestShop } from '../../billing/index.js';
 import type { Services } from '../../context.js';
 import { ApiError, type ErrorTree } from '../../core/errors.js';
 import { sendPage } from '../../pages/render.js';
@@ -151,6 +151,7 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
           }
         : undefined;
     const events = result && from && to ? await eventsSince(services, cabinet.shop.id, from, to) : [];
+    const reset = queryText(q, 'done') === 'reset';
     return (
       <TestClockPage
         cabinet={cabinet}
@@ -160,6 +161,7 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
         errors={errors}
         result={result}
         events={events}
+        reset={reset}
       />
     );
   };
@@ -213,5 +215,16 @@ export const settingsSection: FastifyPluginAsync = async (app) => {
     const params = new URLSearchParams({ from: summary.advanced_from, to: summary.test_clock.now });
     for (const k of COUNTS) params.set(k, String(summary.billing[k]));
     return reply.redirect(`/cabinet/test-clock?${params}`, 303);
+  });
+
+  // A clean start, as POST /test_clock/reset: everything the test shop did deleted, its clock at now.
+  app.post('/test-clock/reset', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const cabinet = cabinetOf(request);
+    try {
+      await testOnly(request, () => resetTestShop(servicesFor(request), cabinet.shop.id));
+    } finally {
+      request.server.shopAuthenticator.forget(cabinet.shop.id);
+    }
+    return reply.redirect('/cabinet/test-clock?done=reset', 303);
   });
 };

@@ -2,6 +2,7 @@ import { CsrfField } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { ShopSettingsView } from '../../shops/index.js';
 import type { CabinetContext } from '../context.js';
+import { Code, fillParts, NO_TRANSLATE } from '../words.js';
 import { zonedText } from './controls.js';
 import { signingTexts } from './signing-texts.js';
 import { settingsTexts } from './texts.js';
@@ -35,7 +36,7 @@ export function SigningSection(p: { cabinet: CabinetContext; settings: ShopSetti
     <>
       <section aria-labelledby="webhook-secret">
         <h2 id="webhook-secret">{s.webhookSecret}</h2>
-        <p class="hint">{s.webhookSecretHint}</p>
+        <p class="hint">{fillParts(s.webhookSecretHint, { kopekSignature: <Code>Kopek-Signature</Code> })}</p>
         <input
           id="webhook-secret-value"
           class="copy key"
@@ -59,7 +60,7 @@ export function SigningSection(p: { cabinet: CabinetContext; settings: ShopSetti
       </section>
       <section aria-labelledby="keys">
         <h2 id="keys">{t.keys}</h2>
-        <p class="hint">{t.keysHint}</p>
+        <p class="hint">{fillParts(t.keysHint, { contentSignature: <Code>Content-Signature</Code> })}</p>
         <PublicKey id="public-key" pem={settings.public_key} base64={settings.public_key_base64} t={t} />
         {settings.pending_public_key !== null && (
           <>
@@ -97,11 +98,11 @@ function PublicKey(p: { id: string; pem: string; base64: string; t: { pem: strin
   return (
     <>
       <label for={`${p.id}-pem`}>{p.t.pem}</label>
-      <textarea id={`${p.id}-pem`} class="copy key" readOnly rows={9} spellcheck={false}>
+      <textarea id={`${p.id}-pem`} class="copy key" readOnly rows={9} spellcheck={false} {...NO_TRANSLATE}>
         {p.pem}
       </textarea>
       <label for={`${p.id}-base64`}>{p.t.base64}</label>
-      <textarea id={`${p.id}-base64`} class="copy key" readOnly rows={7} spellcheck={false}>
+      <textarea id={`${p.id}-base64`} class="copy key" readOnly rows={7} spellcheck={false} {...NO_TRANSLATE}>
         {p.base64}
       </textarea>
     </>

@@ -8,11 +8,11 @@ export const signingTexts = defineTexts({
     authBasic: 'HTTP Basic with the shop id and secret key (https only) and signatures',
     authSignature: 'Signatures only: no credentials in the request',
     authHint:
-      'Basic suits the platform’s client libraries; it is never sent to plain http:// addresses. With signatures only, check Content-Signature and Kopek-Signature.',
+      'Basic suits the platform’s client libraries; it is never sent to plain http:// addresses. With signatures only, check {contentSignature} and {kopekSignature}.',
     authInvalid: 'Choose how notifications authenticate.',
     webhookSecret: 'Webhook signing secret',
     webhookSecretHint:
-      'Signs the Kopek-Signature header (HMAC-SHA256 over the time and the body). Refuse notifications whose time is more than 5 minutes old.',
+      'Signs the {kopekSignature} header (HMAC-SHA256 over the time and the body). Refuse notifications whose time is more than 5 minutes old.',
     previousUntil: 'The previous secret signs too until {until}: accept either until then.',
     rotateSecret: 'Rotate the signing secret',
     rotateSecretHint: 'The current secret keeps signing beside the new one for 24 hours.',
@@ -30,14 +30,15 @@ export const signingTexts = defineTexts({
   ru: {
     notifications: 'Уведомления на ваш адрес',
     auth: 'Как уведомления подтверждают подлинность',
-    authBasic: 'HTTP Basic с идентификатором и секретным ключом магазина (только https) и подписи',
+    authBasic:
+      'Базовая HTTP-аутентификация: идентификатор и секретный ключ магазина (только на адреса https://), и подписи',
     authSignature: 'Только подписи: без учётных данных в запросе',
     authHint:
-      'Basic подходит клиентским библиотекам платформы; на адреса http:// он не отправляется никогда. Только с подписями проверяйте Content-Signature и Kopek-Signature.',
+      'Базовую аутентификацию понимают клиентские библиотеки платформы; на адреса http:// она не отправляется никогда. Только с подписями проверяйте заголовки {contentSignature} и {kopekSignature}.',
     authInvalid: 'Выберите, как уведомления подтверждают подлинность.',
     webhookSecret: 'Секрет подписи уведомлений',
     webhookSecretHint:
-      'Подписывает заголовок Kopek-Signature (HMAC-SHA256 по времени и телу). Отклоняйте уведомления старше 5 минут.',
+      'Подписывает заголовок {kopekSignature} (HMAC-SHA256 по времени и телу). Отклоняйте уведомления старше 5 минут.',
     previousUntil: 'Прежний секрет тоже подписывает до {until}: до этого времени принимайте любой.',
     rotateSecret: 'Сменить секрет подписи',
     rotateSecretHint: 'Текущий секрет ещё 24 часа подписывает вместе с новым.',

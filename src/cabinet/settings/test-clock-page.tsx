@@ -2,6 +2,8 @@ import { CsrfField, ErrorSummary, Field } from '../../pages/components.js';
 import { fill } from '../../pages/lang.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { StateBadge } from '../subscriptions/format.js';
+import { EventName } from '../words.js';
 import { When, zonedText, zoneLabel } from './controls.js';
 import { settingsTexts } from './texts.js';
 
@@ -44,6 +46,8 @@ export function TestClockPage(p: {
   errors: Partial<Record<'amount' | 'to' | 'base', string>>;
   result: AdvanceResult | undefined;
   events: ClockEvent[];
+  /** The shop has just started over. */
+  reset?: boolean;
 }) {
   const { cabinet, result } = p;
   const t = settingsTexts(cabinet.lang);
@@ -63,6 +67,11 @@ export function TestClockPage(p: {
           </p>
           <p>{fill(t.ran, result.counts)}</p>
         </div>
+      )}
+      {p.reset && (
+        <p class="notice" role="status">
+          {t.startedOver}
+        </p>
       )}
       <ErrorSummary title={t.advance} errors={messages} />
       <div class="stats">
@@ -129,13 +138,21 @@ export function TestClockPage(p: {
                       <td>
                         <When at={e.created_at} zone={zone} lang={cabinet.lang} />
                       </td>
-                      <td>{e.event}</td>
+                      <td>
+                        <EventName event={e.event} lang={cabinet.lang} />
+                      </td>
                       <td class="copy">
                         <a href={`/cabinet/subscriptions/${encodeURIComponent(e.resource_id)}`}>
                           {e.resource_id}
                         </a>
                       </td>
-                      <td>{text(e.payload.state)}</td>
+                      <td>
+                        {typeof e.payload.state === 'string' ? (
+                          <StateBadge state={e.payload.state} lang={cabinet.lang} />
+                        ) : (
+                          '—'
+                        )}
+                      </td>
                       <td class="num">{text(e.payload.paid_billing_cycles)}</td>
                       <td>
                         {typeof e.payload.renew_at === 'string' ? (
@@ -155,6 +172,16 @@ export function TestClockPage(p: {
           </p>
         </section>
       )}
+      <section aria-labelledby="start-over">
+        <h2 id="start-over">{t.startOver}</h2>
+        <p>{t.startOverText}</p>
+        <form method="post" action="/cabinet/test-clock/reset">
+          <CsrfField token={cabinet.csrf} />
+          <button type="submit" class="danger">
+            {t.startOverButton}
+          </button>
+        </form>
+      </section>
     </CabinetPage>
   );
 }

@@ -3,6 +3,7 @@ import { fill } from '../../pages/lang.js';
 import type { Subscription } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
+import { Code, fillParts } from '../words.js';
 import { formatShopTime } from './format.js';
 import { subscriptionTexts } from './texts.js';
 
@@ -25,7 +26,7 @@ export function CancelPage({ view }: { view: CancelView }) {
   return (
     <CabinetPage cabinet={view.cabinet} title={fill(t.cancelTitle, { id: sub.id })} section="subscriptions">
       <ErrorSummary title={t.cancel} errors={view.error ? [view.error] : []} />
-      <p>{t.cancelWhat}</p>
+      <p>{fillParts(t.cancelWhat, { event: <Code>canceled.subscription</Code> })}</p>
       {sub.active_to && (
         <p>{fill(t.cancelPaidUntil, { date: formatShopTime(sub.active_to, shop.timeZone, lang) })}</p>
       )}
@@ -45,7 +46,7 @@ export function CancelPage({ view }: { view: CancelView }) {
             {view.reason}
           </textarea>
           <p class="hint" id="f-cancel_reason-hint">
-            {t.reasonHint}
+            {fillParts(t.reasonHint, { field: <Code>cancel_reason</Code> })}
           </p>
           {view.error && (
             <p class="error" id="f-cancel_reason-error">

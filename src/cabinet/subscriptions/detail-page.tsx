@@ -6,7 +6,15 @@ import type { Plan } from '../../plans/index.js';
 import type { Subscription } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
-import { periodText, ShopTime, StateBadge } from './format.js';
+import { Code, EventName, GatewayMessage } from '../words.js';
+import {
+  chargeStatusName,
+  deliveryStatusName,
+  everyText,
+  periodText,
+  ShopTime,
+  StateBadge,
+} from './format.js';
 import { stateTexts, subscriptionTexts } from './texts.js';
 import type { Timeline, TimelineItem } from './timeline.js';
 import { TIMELINE_LIMIT } from './timeline.js';
@@ -24,8 +32,8 @@ function planText(plan: Plan, lang: PageLang): ComponentChildren {
   const t = subscriptionTexts(lang);
   return (
     <>
-      {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} />{' '}
-      {fill(t.every, { n: periodText(plan.plan.interval, plan.plan.interval_unit, lang) })} ·{' '}
+      {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} lang={lang} />{' '}
+      {everyText(plan.plan.interval, plan.plan.interval_unit, lang)} ·{' '}
       {plan.infinite ? t.forever : fill(t.ofCycles, { n: plan.billing_cycles ?? 0 })}{' '}
       <span class="muted copy">{plan.id}</span>
     </>
@@ -71,7 +79,7 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
       isPlan(plan) && plan.trial ? (
         <>
           {periodText(plan.trial.interval, plan.trial.interval_unit, lang)},{' '}
-          <Money amount={plan.trial.amount} currency={plan.currency} />
+          <Money amount={plan.trial.amount} currency={plan.currency} lang={lang} />
         </>
       ) : (
         t.noTrial
@@ -82,7 +90,7 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
   ];
   if (sub.cancelled_at) {
     rows.push([t.canceledAt, <ShopTime at={sub.cancelled_at} zone={zone} lang={lang} />]);
-    rows.push([t.cancelReason, sub.cancel_reason ?? '—']);
+    rows.push([t.cancelReason, <GatewayMessage message={sub.cancel_reason} lang={lang} />]);
   }
   return rows;
 }
@@ -104,12 +112,22 @@ function ChargeItem({ item, view }: { item: Extract<TimelineItem, { kind: 'charg
             ? fill(t.trialCharge, { attempt: c.attempt })
             : fill(t.charge, { period: c.period, attempt: c.attempt })}
       </strong>{' '}
-      <span class={`badge ${c.status}`}>{c.status}</span> <Money amount={c.amount} currency={c.currency} />
-      {c.message && <p>{c.message}</p>}
+      <span class={`badge ${c.status}`}>{chargeStatusName(lang, c.status)}</span>{' '}
+      <Money amount={c.amount} currency={c.currency} lang={lang} />
+      {c.message && (
+        <p>
+          <GatewayMessage message={c.message} lang={lang} />
+        </p>
+      )}
       {c.three_ds_status && (
         <p class="muted">
-          {t.threeDs}: {c.three_ds_status}
-          {c.three_ds_message ? ` · ${c.three_ds_message}` : ''}
+          {t.threeDs}: <Code>{c.three_ds_status}</Code>
+          {c.three_ds_message && (
+            <>
+              {' · '}
+              <GatewayMessage message={c.three_ds_message} lang={lang} />
+            </>
+          )}
         </p>
       )}
       {c.transaction_uid && (
@@ -132,7 +150,10 @@ function EventItem({ item, view }: { item: Extract<TimelineItem, { kind: 'event'
   const zone = shop.timeZone;
   return (
     <li class="event">
-      <ShopTime at={item.at} zone={zone} lang={lang} /> <strong>{e.event}</strong>
+      <ShopTime at={item.at} zone={zone} lang={lang} />{' '}
+      <strong>
+        <EventName event={e.event} lang={lang} />
+      </strong>
       {e.state && <span class="muted"> · {fill(t.stateBecame, { state: names[e.state] ?? e.state })}</span>}
       <p>
         {t.notification}{' '}
@@ -144,7 +165,7 @@ function EventItem({ item, view }: { item: Extract<TimelineItem, { kind: 'event'
         ) : (
           <>
             {' '}
-            <span class={`badge ${e.status}`}>{e.status}</span>
+            <span class={`badge ${e.status}`}>{deliveryStatusName(lang, e.status)}</span>
             {e.status === 'pending' && e.next_attempt_at && (
               <span class="muted">
                 {' '}
@@ -162,7 +183,13 @@ function EventItem({ item, view }: { item: Extract<TimelineItem, { kind: 'event'
               <span class={a.status_code !== null && a.status_code < 300 ? 'ok' : 'bad'}>
                 {a.status_code ?? t.noAnswer}
               </span>{' '}
-              · {a.duration_ms} ms{a.error ? ` · ${a.error}` : ''}
+              · {fill(t.ms, { n: a.duration_ms })}
+              {a.error && (
+                <>
+                  {' · '}
+                  <Code>{a.error}</Code>
+                </>
+              )}
             </li>
           ))}
         </ul>

@@ -53,7 +53,7 @@ function Filters({ view }: { view: ListView }) {
         error={view.errors.email}
       />
       <Field name="tracking_id" label={t.trackingId} value={q.tracking_id} error={view.errors.tracking_id} />
-      <Field name="id" label={t.id} value={q.id} placeholder="sbs_…" error={view.errors.id} />
+      <Field name="id" label={t.id} value={q.id} placeholder="sbs_3fK9…" error={view.errors.id} />
     </FilterBar>
   );
 }
@@ -74,7 +74,7 @@ function columns(view: ListView): Array<Column<SubscriptionListRow>> {
       num: true,
       cell: (row) =>
         row.amount !== null && row.currency !== null ? (
-          <Money amount={row.amount} currency={row.currency} />
+          <Money amount={row.amount} currency={row.currency} lang={lang} />
         ) : (
           '—'
         ),

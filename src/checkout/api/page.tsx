@@ -54,7 +54,7 @@ export function CtpFormPage(p: CtpFormProps) {
   const shown = (Object.keys(CUSTOMER_FIELDS) as CustomerField[]).filter((f) => visible.includes(f));
   const declined = (row.status === 'failed' || row.status === 'error') && row.finished_at === null;
   const left = row.attempts === null ? null : Math.max(row.attempts - row.failed_attempts, 0);
-  const amount = <Money amount={row.order.amount} currency={row.order.currency} />;
+  const amount = <Money amount={row.order.amount} currency={row.order.currency} lang={lang} />;
   const rows: Array<[string, preact.ComponentChildren]> = [
     [t.shop, p.shopName],
     [t.description, row.order.description],
@@ -183,7 +183,7 @@ function ctpOutcome(c: CtpCheckout, selfUrl: string, lang: PageLang): ResultProp
       status: 'pending',
     };
   }
-  const money = <Money amount={row.order.amount} currency={row.order.currency} />;
+  const money = <Money amount={row.order.amount} currency={row.order.currency} lang={lang} />;
   const details: Array<[string, preact.ComponentChildren]> = [[t.description, row.order.description]];
   if (row.transaction_type !== 'tokenization') details.push([t.amount, money]);
   if (typeof tx?.uid === 'string') details.push([t.transaction, tx.uid]);

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { formatMoney } from '../../money/currencies.js';
+import { moneyText } from '../../money/currencies.js';
 import { cardText } from '../../pages/brand.js';
 import { type CardErrors, CardFields, type CardFormValues } from '../../pages/card-form.js';
 import { CsrfField, Details, ErrorSummary, Field, Money } from '../../pages/components.js';
@@ -140,7 +140,7 @@ export function PayPage(p: PayPageProps) {
       <p class="product-description">{p.product.description}</p>
       <Details
         rows={[
-          [t.price, <Money amount={p.product.amount} currency={p.product.currency} />],
+          [t.price, <Money amount={p.product.amount} currency={p.product.currency} lang={p.lang} />],
           [t.seller, p.product.shopName],
         ]}
       />
@@ -160,7 +160,7 @@ export function PayPage(p: PayPageProps) {
         {p.authorization && <p class="note">{t.authorizeNote}</p>}
         <div class="actions">
           <button type="submit" class="primary">
-            {fill(t.pay, { amount: formatMoney(p.product.amount, p.product.currency) })}
+            {fill(t.pay, { amount: moneyText(p.product.amount, p.product.currency, p.lang) })}
           </button>
         </div>
       </form>
@@ -231,7 +231,7 @@ export function ResultPage(p: ResultPageProps) {
       ? `3;url=${p.continueUrl}`
       : undefined;
   const rows: Array<[string, ComponentChildren]> = [
-    [t.amount, <Money amount={p.product.amount} currency={p.product.currency} />],
+    [t.amount, <Money amount={p.product.amount} currency={p.product.currency} lang={p.lang} />],
   ];
   if (p.card) rows.push([t.card, cardText(p.card)]);
   if (p.uid) rows.push([t.transaction, <code>{p.uid}</code>]);

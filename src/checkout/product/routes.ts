@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CardMsg } from '../../cards/index.js';
 import type { Services } from '../../context.js';
 import type { ApiError, ErrorTree } from '../../core/errors.js';
 import { randomToken } from '../../ids.js';
@@ -128,7 +129,7 @@ function payPage(reply: FastifyReply, p: PayableProduct, status: number, state: 
 /** A card problem in the buyer's words, from the gateway's message. */
 function cardMessage(t: ProductTexts, field: string, message: string): string {
   if (message === "can't be blank") return t.errRequired;
-  if (field === 'card_number') return t.errCardNumber;
+  if (field === 'card_number') return message === CardMsg.luhn ? t.errCardNotValid : t.errCardNumber;
   if (field === 'card_cvc') return t.errCvc;
   if (field === 'card_exp_month') return t.errExpMonth;
   if (/expired/i.test(message)) return t.errExpired;

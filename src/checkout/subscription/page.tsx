@@ -37,7 +37,7 @@ function planRows(
   lang: PageLang,
 ): Array<[string, preact.ComponentChildren]> {
   const t = checkoutTexts(lang);
-  const money = (amount: number) => <Money amount={amount} currency={plan.currency} />;
+  const money = (amount: number) => <Money amount={amount} currency={plan.currency} lang={lang} />;
   const every = fill(t.every, {
     amount: '\u0000',
     period: periodText(t, plan.plan.interval, plan.plan.interval_unit, lang),
@@ -180,7 +180,7 @@ export function subscriptionResult(sc: SubscriptionCheckout, lang: PageLang, sel
       details.push([
         t.nextCharge,
         <>
-          <Money amount={plan.plan.amount} currency={plan.currency} />
+          <Money amount={plan.plan.amount} currency={plan.currency} lang={lang} />
           {` — ${shopDate(sub.renew_at, tz, lang)}`}
         </>,
       ]);

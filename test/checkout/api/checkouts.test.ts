@@ -122,7 +122,7 @@ describe('checkout API', () => {
     const token = (await api.post('/ctp/api/checkouts', body())).body.checkout.token;
     const page = await openPage(h, token);
     expect(page.status).toBe(200);
-    expect(page.html).toContain('12.50 USD');
+    expect(page.html).toContain('$12.50');
     expect(page.html).toMatch(/name="email"[^>]*readonly/);
     const posted = await postForm(h, page, token, {
       ...goodCard(),

@@ -40,7 +40,7 @@ describe('paying a product', () => {
       const release = await holdArrival(page, kit.shopSite.url);
       await page.goto(p.pay_url);
       expect(await page.locator('h1').textContent()).toBe('Green tea');
-      expect(await page.locator('.money').first().textContent()).toBe('12.90 EUR');
+      expect(await page.locator('.money').first().textContent()).toBe('€12.90');
       await page.getByLabel('E-mail').fill('anna@example.com');
       await page.getByLabel('Phone').fill('+49 30 1234567');
       await page.getByLabel('Country').selectOption('DE');
@@ -48,7 +48,7 @@ describe('paying a product', () => {
       // The card script groups the number as it is typed.
       expect(await page.getByLabel('Card number').inputValue()).toBe('4200 0000 0000 0000');
       await kit.screenshot(page, 'product-pay-form');
-      await page.getByRole('button', { name: 'Pay 12.90 EUR' }).click();
+      await page.getByRole('button', { name: 'Pay €12.90' }).click();
       await page.waitForSelector('h1[data-result="success"]');
       const refresh = await refreshTarget(served, kit.base);
       expect(await page.locator('h1').textContent()).toBe('Payment successful');

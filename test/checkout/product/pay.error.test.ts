@@ -133,7 +133,7 @@ describe('the form', () => {
       card_cvc: '1',
     });
     expect(res.status).toBe(422);
-    expect(res.html).toContain('Проверьте номер карты');
+    expect(res.html).toContain('Такого номера карты нет: одна из цифр неверна');
     expect(res.html).toContain('Введите месяц двумя цифрами');
     expect(res.html).toContain('Введите код безопасности');
     expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
@@ -146,6 +146,24 @@ describe('the form', () => {
     });
     expect(expired.status).toBe(422);
     expect(expired.html).toContain('Срок действия карты истёк');
+  });
+
+  it('says a mistyped 16-digit number is not valid, and shows the expiry problem beside it', async () => {
+    const product = await makeProduct(h, shop);
+    const path = pathOf(product.pay_url);
+    const mistyped = { ...cardFields('4200000000000001'), card_exp_month: '01', card_exp_year: '2020' };
+    const res = await payOnce(h, path, mistyped);
+    expect(res.status).toBe(422);
+    const fieldError = (name: string) => new RegExp(`id="f-${name}-error">([^<]*)<`).exec(res.html)?.[1];
+    expect(fieldError('card_number')).toBe(
+      'This card number is not valid: a digit is wrong. Check it against the card',
+    );
+    expect(res.html).not.toContain('12 to 19 digits');
+    expect(fieldError('card_exp_year')).toBe('This card has expired');
+    // A number of the wrong length still says how long a number is.
+    const short = await payOnce(h, path, cardFields('4200 0000'));
+    expect(short.html).toContain('12 to 19 digits as printed');
+    expect(await transactionsOfProduct(h, product.id)).toHaveLength(0);
   });
 
   it('refuses a form without its CSRF token or its order token', async () => {

@@ -34,7 +34,7 @@ describe('subscription checkout page', () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('Gold &lt;script>');
     expect(page.html).not.toContain('<script>alert');
-    expect(page.html).toContain('19.99 EUR');
+    expect(page.html).toContain('€19.99');
     expect(page.html).toContain('autocomplete="cc-number"');
     expect(page.csrf).not.toBe('');
   });
@@ -104,6 +104,28 @@ describe('subscription checkout page', () => {
     const ok = await postForm(s.h, page, s.token, goodCard());
     expect(ok.status).toBe(303);
     expect((await s.api.get(`/subscriptions/${s.sub.id}`)).body.state).toBe('active');
+  });
+
+  it('a mistyped number says a digit is wrong, beside the expired date, in both languages', async () => {
+    const s = await redirectSub();
+    const page = await openPage(s.h, s.token);
+    const mistyped = { ...goodCard('4200000000000001'), card_exp_month: '01', card_exp_year: '2020' };
+    const bad = await postForm(s.h, page, s.token, mistyped);
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain(
+      'id="f-card_number-error">not valid (a digit is wrong): check it against the card<',
+    );
+    expect(bad.html).toContain('Card number: not valid (a digit is wrong)');
+    expect(bad.html).toContain('card has expired (valid through 01/2020)');
+    const ru = await s.h.app.inject({
+      method: 'POST',
+      url: '/v2/checkout?lang=ru',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
+      payload: new URLSearchParams({ _csrf: page.csrf, token: s.token, ...mistyped }).toString(),
+    });
+    expect(ru.statusCode).toBe(422);
+    expect(ru.body).toContain('неверна одна из цифр');
+    expect((await s.api.get(`/subscriptions/${s.sub.id}`)).body.state).toBe('redirecting');
   });
 
   it('a declined card fails the subscription, as the contract says of a first charge', async () => {
