@@ -102,7 +102,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   if (config.apiRateLimit) registerRateLimit(app, new Budget(limits, config.apiRateLimit, clock), clock);
   registerIdempotency(app, db, clock, masterKey);
   app.decorate('metrics', registerMetrics(app, config));
-  await registerPageSecurity(app);
+  await registerPageSecurity(app, config.publicUrl);
 
   await app.register(swagger, {
     openapi: {
