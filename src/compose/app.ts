@@ -121,7 +121,13 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
-  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+  // Liveness: the process answers. It asks nothing of the store, so it never waits behind the store's
+  // work (on the embedded store, statements run one at a time on this thread). Readiness asks the store.
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async () => ({
+    status: 'ok',
+    store: db.kind,
+  }));
+  app.get('/ready', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
     try {
       await db.query('SELECT 1');
       return { status: 'ok', store: db.kind };

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setImmediate as turn } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
 import { type Db, KeyLocks, type Statement, statementOf, type Tx } from './db.js';
@@ -45,6 +46,24 @@ const byteaCodecs = {
 };
 
 /**
+ * PGlite runs each statement on this process's thread, and drains its queue of statements without
+ * letting the event loop turn: a queue of a second's work would hold every request (a liveness check
+ * included) for that second. Before a statement, once this long has passed since the loop last
+ * turned, the loop turns once: what came in meanwhile (GET /health) is answered between statements.
+ */
+const TURN_EVERY_MS = 5;
+
+function loopTurns(): () => Promise<void> | undefined {
+  let turned = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - turned < TURN_EVERY_MS) return undefined;
+    turned = now;
+    return turn();
+  };
+}
+
+/**
  * The embedded store: PGlite in a directory (or in memory when dir is undefined), its files readable
  * by this user only. One connection; PGlite queues queries, and a transaction holds the connection
  * until it ends.
@@ -63,7 +82,11 @@ export async function createPgliteDb(
     // so a data directory made before this setting gets it too.
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   });
-  const query = async (s: Statement) => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
+  const letLoopTurn = loopTurns();
+  const query = async (s: Statement) => {
+    await letLoopTurn();
+    return (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
+  };
   // In memory, and exact: the data directory's lock (data-dir-lock.ts) lets one process open it, so
   // every holder of a key is in this set. A process that dies takes the set with it.
   const keyLocks = new KeyLocks();
@@ -72,12 +95,14 @@ export async function createPgliteDb(
     async query(q, params) {
       return (await query(statementOf(q, params))) as never[];
     },
-    tx(fn) {
+    async tx(fn) {
+      await letLoopTurn();
       return lite.transaction(async (t) => {
         const tx: Tx = {
           inTransaction: true,
           async query(q, params) {
             const s = statementOf(q, params);
+            await letLoopTurn();
             const res = await t.query(s.sql, s.params as unknown[] | undefined);
             return res.rows as never[];
           },
