@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listCustomerPage } from '../../src/cabinet/customers/repository.js';
 import { listEmailPage } from '../../src/cabinet/emails/repository.js';
 import { listPayments } from '../../src/cabinet/payments/repository.js';
+import { listProductPage } from '../../src/cabinet/products/repository.js';
 import { indexWalking, type ListStore } from '../../src/cabinet/query.js';
 import { type SubscriptionListFilter, subscriptionPage } from '../../src/cabinet/subscriptions/repository.js';
 import { shopCtx } from '../../src/context.js';
@@ -12,7 +13,7 @@ import { type Harness, harness, newShop } from '../harness.js';
 /**
  * Every filter of the cabinet's lists reads rows in proportion to the page it returns, whatever the
  * planner's statistics say. One shop has 20,000 customers of one e-mail address (and 2,000 of others),
- * 10,000 subscriptions, 10,000 payments, 5,000 e-mails and 5,000 notifications, written with bulk
+ * 10,000 subscriptions, 10,000 payments, 5,000 products, 5,000 e-mails and 5,000 notifications, written with bulk
  * SQL; the statistics are those of the store before (never collected on the embedded store, on
  * PostgreSQL taken while the tables were as small as the store began, autovacuum being off). Each
  * statement the list runs is run again under EXPLAIN (ANALYZE, BUFFERS): the rows its scans read
@@ -95,7 +96,16 @@ function measuring(db: Db, out: Measured[]): ListStore {
   };
 }
 
-const BIG = ['customers', 'plans', 'subscriptions', 'transactions', 'emails', 'events', 'deliveries'];
+const BIG = [
+  'products',
+  'customers',
+  'plans',
+  'subscriptions',
+  'transactions',
+  'emails',
+  'events',
+  'deliveries',
+];
 
 async function seed(db: Queryable, shopId: number, now: Date): Promise<void> {
   const p = `f${shopId}`;
@@ -125,6 +135,14 @@ async function seed(db: Queryable, shopId: number, now: Date): Promise<void> {
        CASE WHEN s.state IN ('canceled', 'failed') THEN $2::timestamptz END, $2::timestamptz - make_interval(secs => g), $2
      FROM generate_series(1, 10000) g,
        LATERAL (SELECT (ARRAY['active', 'active', 'active', 'canceled', 'failed'])[1 + g % 5] AS state) s`,
+    [shopId, now],
+  );
+  await db.query(
+    `INSERT INTO products (id, shop_id, name, description, currency, amount, quantity, infinite, visible_fields,
+       test, immortal, language, transaction_type, additional_data, extra, created_at, updated_at)
+     SELECT 'prd_${p}_' || g, $1, 'P' || g, 'd', 'EUR', 100, NULL, true, '[]', true, false, 'en', 'payment', '{}',
+       '{}', $2, $2
+     FROM generate_series(1, 5000) g`,
     [shopId, now],
   );
   await db.query(
@@ -257,6 +275,14 @@ describe('the cabinet lists read in proportion to their page, with stale statist
     ] as const) {
       const { plans } = await measure((db) => listPayments(db, shopId, f, undefined, PAGE));
       expectWithinBudget(`payments, ${name}`, plans);
+    }
+  });
+
+  it('products', async () => {
+    for (const after of [undefined, 1_000_000_000]) {
+      const { plans, rows } = await measure((db) => listProductPage(db, shopId, after, PAGE));
+      expectWithinBudget('products', plans);
+      expect(rows).toHaveLength(LIMIT);
     }
   });
 
