@@ -146,7 +146,8 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
   app.get('/language', async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     const to = q.to === 'ru' ? 'ru' : 'en';
-    reply.setCookie(LANG_COOKIE, to, { ...cookieOptions(request, 365 * 24 * 3600 * 1000), httpOnly: false });
+    // HttpOnly as every cookie of Kopek's: no script of the pages reads it.
+    reply.setCookie(LANG_COOKIE, to, cookieOptions(request, 365 * 24 * 3600 * 1000));
     return reply.code(303).redirect(safeNext(q.back), 303);
   });
 }

@@ -10,6 +10,7 @@ import { type Harness, harness, newShop } from '../harness.js';
  * A deployment whose PUBLIC_URL is https marks every cookie Secure, even when the request reaches
  * Kopek as plain http (a TLS proxy in front, TRUST_PROXY not set): the session, the CSRF secret and
  * the language choices. With an http PUBLIC_URL a plain-http request gets them without Secure.
+ * Every one of them is HttpOnly.
  */
 
 const COOKIES = ['kopek_session', 'kopek_csrf', 'kopek_lang', 'kopek_page_lang'];
@@ -17,6 +18,7 @@ const COOKIES = ['kopek_session', 'kopek_csrf', 'kopek_lang', 'kopek_page_lang']
 interface Seen {
   name: string;
   secure?: boolean;
+  httpOnly?: boolean;
 }
 
 /** Signs in, switches the cabinet's language and a hosted page's: every cookie these set. */
@@ -68,6 +70,15 @@ describe('Secure cookies', () => {
       const found = seen.filter((k) => k.name === name);
       expect(found.length, name).toBeGreaterThan(0);
       for (const k of found) expect(k.secure, name).toBe(true);
+    }
+  });
+
+  it('are all HttpOnly: no script of the pages reads one', async () => {
+    const seen = await cookiesOf(h, h.app);
+    for (const name of COOKIES) {
+      const found = seen.filter((k) => k.name === name);
+      expect(found.length, name).toBeGreaterThan(0);
+      for (const k of found) expect(k.httpOnly, name).toBe(true);
     }
   });
 
