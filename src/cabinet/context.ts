@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Shop } from '../context.js';
 import { type PageLang, pageLang } from '../pages/lang.js';
+import { sameOriginPath } from '../pages/redirect-target.js';
 import { shopById } from '../shops/index.js';
 import { findSession } from './sessions.js';
 
@@ -37,11 +38,12 @@ export function cabinetOf(request: FastifyRequest): CabinetContext {
   return request.cabinet;
 }
 
-/** The place to come back to after signing in: a cabinet path of this origin, nothing else. */
+/**
+ * The place to come back to after signing in (or after switching the language): a cabinet path of
+ * this origin, percent-encoded (src/pages/redirect-target.ts), else the overview.
+ */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/cabinet(\/[^/\\]|\?|$)/.test(next) && !next.includes('//')
-    ? next
-    : '/cabinet';
+  return sameOriginPath(next, '/cabinet', '/cabinet');
 }
 
 /**
@@ -54,7 +56,7 @@ export async function requireSession(request: FastifyRequest, reply: FastifyRepl
   const session = token ? await findSession(db, token, clock.now()) : undefined;
   const shop = session ? await shopById(db, session.shopId) : undefined;
   if (!session || !shop) {
-    const next = request.method === 'GET' ? request.url : '/cabinet';
+    const next = request.method === 'GET' ? safeNext(request.url) : '/cabinet';
     const ended = token ? '&ended=1' : '';
     await reply
       .code(303)

@@ -3,6 +3,7 @@ import { CsrfField, ErrorSummary, Field } from '../pages/components.js';
 import { Document } from '../pages/document.js';
 import { fill, type PageLang } from '../pages/lang.js';
 import { sendPage } from '../pages/render.js';
+import { secureCookie } from '../pages/security.js';
 import { cabinetLang, LANG_COOKIE, SESSION_COOKIE, safeNext } from './context.js';
 import { endSession, SESSION_MAX_MS, startSession } from './sessions.js';
 import { beginSignIn, normalShopId } from './sign-in-limits.js';
@@ -72,7 +73,7 @@ function cookieOptions(request: FastifyRequest, maxAgeMs: number) {
     path: '/cabinet',
     httpOnly: true,
     sameSite: 'lax' as const,
-    secure: request.protocol === 'https',
+    secure: secureCookie(request),
     maxAge: Math.floor(maxAgeMs / 1000),
   };
 }
@@ -137,7 +138,7 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
   app.post('/sign-out', { preHandler: app.csrfProtection }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     if (token) await endSession(app.services.db, token);
-    reply.clearCookie(SESSION_COOKIE, { path: '/cabinet' });
+    reply.clearCookie(SESSION_COOKIE, { path: '/cabinet', secure: secureCookie(request) });
     return reply.code(303).redirect('/cabinet/sign-in?signed_out=1', 303);
   });
 
@@ -145,7 +146,8 @@ export async function signInRoutes(app: FastifyInstance): Promise<void> {
   app.get('/language', async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     const to = q.to === 'ru' ? 'ru' : 'en';
-    reply.setCookie(LANG_COOKIE, to, { ...cookieOptions(request, 365 * 24 * 3600 * 1000), httpOnly: false });
+    // HttpOnly as every cookie of Kopek's: no script of the pages reads it.
+    reply.setCookie(LANG_COOKIE, to, cookieOptions(request, 365 * 24 * 3600 * 1000));
     return reply.code(303).redirect(safeNext(q.back), 303);
   });
 }

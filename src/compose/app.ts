@@ -103,7 +103,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   if (config.apiRateLimit) registerRateLimit(app, new Budget(limits, config.apiRateLimit, clock), clock);
   registerIdempotency(app, db, clock, masterKey);
   app.decorate('metrics', registerMetrics(app, config));
-  await registerPageSecurity(app);
+  await registerPageSecurity(app, config.publicUrl);
 
   await app.register(swagger, {
     openapi: {
@@ -122,7 +122,13 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
-  app.get('/health', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+  // Liveness: the process answers. It asks nothing of the store, so it never waits behind the store's
+  // work (on the embedded store, statements run one at a time on this thread). Readiness asks the store.
+  app.get('/health', { config: { public: true }, schema: { hide: true } }, async () => ({
+    status: 'ok',
+    store: db.kind,
+  }));
+  app.get('/ready', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
     try {
       await db.query('SELECT 1');
       return { status: 'ok', store: db.kind };

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import type { DataDirLock } from '../db/data-dir-lock.js';
 import type { Db } from '../db/db.js';
+import { startStatistics } from '../db/statistics.js';
 import { closeGatewayPools } from '../gateway/http-client.js';
 import { startFingerprintSweep } from '../gateway/sweep.js';
 import { startIdempotencyPurge } from '../http/idempotency.js';
@@ -105,6 +106,7 @@ export async function serveRuntime(
   const stopPurge = startIdempotencyPurge(deps);
   const stopExpiry = startCheckoutExpirySweep(deps);
   const stopCabinetPurge = startCabinetPurge(deps);
+  const stopStatistics = await startStatistics(deps);
   const stopBilling = config.billing
     ? startBilling(deps, config.billingIntervalMs, billingMetrics(app.metrics, deps))
     : undefined;
@@ -122,6 +124,7 @@ export async function serveRuntime(
     stopPurge();
     stopExpiry();
     stopCabinetPurge();
+    stopStatistics();
     // Together: deliveries on their way may take up to their timeout to finish.
     await Promise.all([stopBilling?.(), stopDelivery?.(), stopMail()]);
     await closeControl?.();

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setImmediate as turn } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { PRIVATE_DIR_MODE } from './data-dir-mode.js';
 import { type Db, KeyLocks, type Statement, statementOf, type Tx } from './db.js';
@@ -45,6 +46,32 @@ const byteaCodecs = {
 };
 
 /**
+ * PGlite runs each statement on this process's thread, and drains its queue of statements without
+ * letting the event loop turn: a queue of a second's work held every request (a liveness check
+ * included) for that second. So the store keeps the queue itself, in order, and before it hands
+ * PGlite the next statement (or transaction), once this long has passed since the loop last turned,
+ * lets the loop turn once: what came in meanwhile (GET /health) is answered between statements.
+ */
+const TURN_EVERY_MS = 5;
+
+/** Runs store work one piece at a time, in the order it came, letting the event loop turn between. */
+function turnTaking(): <T>(work: () => Promise<T>) => Promise<T> {
+  let turned = performance.now();
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>) => {
+    const result = tail.then(async () => {
+      if (performance.now() - turned >= TURN_EVERY_MS) {
+        await turn();
+        turned = performance.now();
+      }
+      return work();
+    });
+    tail = result.catch(() => undefined);
+    return result;
+  };
+}
+
+/**
  * The embedded store: PGlite in a directory (or in memory when dir is undefined), its files readable
  * by this user only. One connection; PGlite queues queries, and a transaction holds the connection
  * until it ends.
@@ -63,7 +90,9 @@ export async function createPgliteDb(
     // so a data directory made before this setting gets it too.
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
   });
-  const query = async (s: Statement) => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows;
+  const inTurn = turnTaking();
+  const query = (s: Statement) =>
+    inTurn(async () => (await lite.query(s.sql, s.params as unknown[] | undefined)).rows);
   // In memory, and exact: the data directory's lock (data-dir-lock.ts) lets one process open it, so
   // every holder of a key is in this set. A process that dies takes the set with it.
   const keyLocks = new KeyLocks();
@@ -73,36 +102,40 @@ export async function createPgliteDb(
       return (await query(statementOf(q, params))) as never[];
     },
     tx(fn) {
-      return lite.transaction(async (t) => {
-        const tx: Tx = {
-          inTransaction: true,
-          async query(q, params) {
-            const s = statementOf(q, params);
-            const res = await t.query(s.sql, s.params as unknown[] | undefined);
-            return res.rows as never[];
-          },
-          async exec(sql) {
-            await t.exec(sql);
-          },
-          async batch(statements) {
-            const results = [];
-            for (const s of statements)
-              results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
-            return results;
-          },
-        };
-        return fn(tx);
-      });
+      return inTurn(() =>
+        lite.transaction(async (t) => {
+          const tx: Tx = {
+            inTransaction: true,
+            async query(q, params) {
+              const s = statementOf(q, params);
+              const res = await t.query(s.sql, s.params as unknown[] | undefined);
+              return res.rows as never[];
+            },
+            async exec(sql) {
+              await t.exec(sql);
+            },
+            async batch(statements) {
+              const results = [];
+              for (const s of statements)
+                results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
+              return results;
+            },
+          };
+          return fn(tx);
+        }),
+      );
     },
     async batch(statements) {
       // A lone statement is a transaction of its own.
       if (statements.length === 1) return [(await query(statements[0] as Statement)) as never[]];
-      return lite.transaction(async (t) => {
-        const results = [];
-        for (const s of statements)
-          results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
-        return results;
-      });
+      return inTurn(() =>
+        lite.transaction(async (t) => {
+          const results = [];
+          for (const s of statements)
+            results.push((await t.query(s.sql, s.params as unknown[] | undefined)).rows as never[]);
+          return results;
+        }),
+      );
     },
     async lockKey(space, key) {
       return keyLocks.lock(`${space}:${key}`);

@@ -3,6 +3,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { frameModeOf } from './frame-mode.js';
 import { PAGE_LANGS, type PageLang, pageLang } from './lang.js';
+import { secureCookie } from './security.js';
 import { LANGUAGE_NAMES, pageTexts } from './texts.js';
 
 /**
@@ -52,7 +53,7 @@ export function rememberChosenLang(request: FastifyRequest, reply: FastifyReply)
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
-    secure: request.protocol === 'https',
+    secure: secureCookie(request),
     maxAge: 365 * 24 * 3600,
   });
 }

@@ -8,9 +8,10 @@ import {
   troubledNotifications,
 } from '../../src/cabinet/overview/repository.js';
 import { window30 } from '../../src/cabinet/overview/routes.js';
+import type { ListStore } from '../../src/cabinet/query.js';
 import { subscriptionPage } from '../../src/cabinet/subscriptions/repository.js';
 import { timelineOf } from '../../src/cabinet/subscriptions/timeline.js';
-import type { Queryable } from '../../src/db/db.js';
+import type { Db, Queryable, Statement } from '../../src/db/db.js';
 import { type Harness, harness, newShop } from '../harness.js';
 
 /**
@@ -37,16 +38,27 @@ function scans(node: PlanNode, out: string[] = []): string[] {
   return out;
 }
 
-/** A store that, instead of running a query, records how PostgreSQL would run it. */
-function explaining(db: Queryable, plans: string[][]): Queryable {
+/**
+ * A store that records how PostgreSQL runs each statement (a batch's last one after the ones before
+ * it: a list's planner settings), then runs it.
+ */
+function explaining(db: Db, plans: string[][]): ListStore {
+  const record = (rows: unknown[]) =>
+    plans.push(scans((rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan));
   return {
-    async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
-      const [row] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) ${sql}`,
-        params,
-      );
-      plans.push(scans((row as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan));
-      return [];
+    async query<R>(sql: string | Statement, params?: readonly unknown[]): Promise<R[]> {
+      const s = typeof sql === 'string' ? { sql, params } : sql;
+      record(await db.query(`EXPLAIN (FORMAT JSON) ${s.sql}`, s.params));
+      return db.query<R>(s.sql, s.params);
+    },
+    async batch<R>(statements: readonly Statement[]): Promise<R[][]> {
+      const last = statements[statements.length - 1] as Statement;
+      const explained = await db.batch([
+        ...statements.slice(0, -1),
+        { ...last, sql: `EXPLAIN (FORMAT JSON) ${last.sql}` },
+      ]);
+      record(explained[explained.length - 1] as unknown[]);
+      return db.batch<R>(statements);
     },
   };
 }
@@ -120,7 +132,7 @@ describe.skipIf(!process.env.DATABASE_URL)('cabinet queries on PostgreSQL with m
     for (const table of BIG) await h.db.query(`VACUUM ANALYZE ${table}`);
   }, 300_000);
 
-  const plansOf = async (run: (db: Queryable) => Promise<unknown>) => {
+  const plansOf = async (run: (db: ListStore) => Promise<unknown>) => {
     const plans: string[][] = [];
     await run(explaining(h.db, plans));
     return plans.flat();

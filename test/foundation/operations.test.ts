@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logger.js';
+import { sharedStoreUrl } from '../fresh-store.js';
 import { type Harness, harness, newShop, TEST_METRICS_TOKEN, type TestShop } from '../harness.js';
 
 let h: Harness;
@@ -25,6 +26,34 @@ describe('operations endpoints', () => {
     expect(res.json()).toEqual({ status: 'ok', store: h.db.kind });
   });
 
+  it('GET /ready answers 200 with the store kind once the store answers, without credentials', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/ready' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok', store: h.db.kind });
+  });
+
+  // The embedded store runs one statement at a time on the process's thread: a liveness check that
+  // asked it waited behind a shop's slow list (4 s). It asks nothing of the store and is answered
+  // between statements; readiness asks the store, so it waits its turn.
+  it.skipIf(sharedStoreUrl() !== undefined)(
+    'GET /health does not wait behind the embedded store’s queue',
+    async () => {
+      let drained = false;
+      const queue = Promise.all(Array.from({ length: 40 }, () => h.db.query('SELECT pg_sleep(0.025)'))).then(
+        () => {
+          drained = true;
+        },
+      );
+      const health = await h.app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(200);
+      expect(drained).toBe(false);
+      const ready = await h.app.inject({ method: 'GET', url: '/ready' });
+      expect(ready.statusCode).toBe(200);
+      expect(drained).toBe(true);
+      await queue;
+    },
+  );
+
   it('GET /docs/json is an OpenAPI document listing the customer routes', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/docs/json' });
     expect(res.statusCode).toBe(200);
@@ -37,6 +66,7 @@ describe('operations endpoints', () => {
     expect(doc.components.securitySchemes.basic).toEqual({ type: 'http', scheme: 'basic' });
     // Operational routes are not part of the API document.
     expect(Object.keys(doc.paths)).not.toContain('/health');
+    expect(Object.keys(doc.paths)).not.toContain('/ready');
     expect(Object.keys(doc.paths)).not.toContain('/metrics');
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/compose/app.js';
 import { client, harness, newShop, type Sent, type TestShop } from '../harness.js';
+import { encode } from './encode.js';
 
 /**
  * Whatever a client puts in a path parameter, a query string or the shop id of its credentials, the
@@ -122,24 +123,6 @@ const rawEscapes: fc.Arbitrary<string> = fc.oneof(
   ),
   fc.string({ unit: fc.constantFrom('%', '0', '2', '8', 'A', 'C', 'D', 'E', 'F', 'x', '+'), maxLength: 16 }),
 );
-
-/** Percent-encodes every UTF-16 unit, lone surrogates included (as the bytes UTF-8 would give them). */
-function encode(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    const next = text.charCodeAt(i + 1);
-    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-      out += encodeURIComponent(text.slice(i, i + 2));
-      i++;
-    } else if (unit >= 0xd800 && unit <= 0xdfff) {
-      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
-        .map((b) => `%${b.toString(16).toUpperCase()}`)
-        .join('');
-    } else out += encodeURIComponent(text[i] as string);
-  }
-  return out;
-}
 
 /** A URL component: hostile text percent-encoded, or broken escapes sent raw. */
 const component: fc.Arbitrary<string> = fc.oneof(

@@ -1,6 +1,6 @@
 import type { CustomerRow } from '../../customers/index.js';
 import type { Queryable } from '../../db/db.js';
-import { emailStartsWith } from '../query.js';
+import { emailStartsWith, FEW, type ListStore, walkIndex } from '../query.js';
 
 /** The cabinet's reads of customers: a page of them, and a customer's subscriptions and payments. */
 
@@ -10,8 +10,14 @@ export interface CustomerSearch {
   email?: string | undefined;
 }
 
-export function listCustomerPage(
-  db: Queryable,
+/**
+ * One page of a shop's customers, newest first (`size + 1` rows, keyset by seq), read in proportion to
+ * the page whatever the statistics say (query.ts, walkIndex). An e-mail's start is first looked up in
+ * the customers_shop_email index: when at most FEW customers have it, the page is made of them;
+ * when more do, the shop's list is walked from the newest, each row checked, until the page is full.
+ */
+export async function listCustomerPage(
+  db: ListStore,
   shopId: number,
   search: CustomerSearch,
   after: number | undefined,
@@ -24,9 +30,25 @@ export function listCustomerPage(
     return `$${values.length}`;
   };
   if (search.id !== undefined) where.push(`id = ${param(search.id)}`);
-  if (search.email !== undefined) where.push(emailStartsWith(param(search.email)));
+  if (search.email !== undefined) {
+    where.push(emailStartsWith(param(search.email)));
+    // $2 is the page's size, here the most customers to look up.
+    const few = await walkIndex<CustomerRow & { seq: string }>(
+      db,
+      `SELECT * FROM customers WHERE ${where.join(' AND ')} LIMIT $2`,
+      [shopId, FEW + 1, ...values.slice(2)],
+    );
+    if (few.length <= FEW) {
+      return few
+        .filter((r) => after === undefined || Number(r.seq) < after)
+        .sort((a, b) => Number(b.seq) - Number(a.seq))
+        .slice(0, size + 1);
+    }
+  }
   if (after !== undefined) where.push(`seq < ${param(after)}`);
-  return db.query(`SELECT * FROM customers WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`, values);
+  // An id is one row at most: read by its key, not in the list's order (walkIndex turns sorting off).
+  const order = search.id === undefined ? ' ORDER BY seq DESC' : '';
+  return walkIndex(db, `SELECT * FROM customers WHERE ${where.join(' AND ')}${order} LIMIT $2`, values);
 }
 
 export interface CustomerSubscription {

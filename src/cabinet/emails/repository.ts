@@ -1,5 +1,5 @@
-import type { Queryable } from '../../db/db.js';
 import type { EmailRow, EmailStatus } from '../../mail/index.js';
+import { type ListStore, walkIndex } from '../query.js';
 
 /**
  * The cabinet's page of a shop's e-mails: newest first by seq (keyset, LIMIT size + 1), each filter
@@ -17,7 +17,7 @@ export interface CabinetEmailFilter {
 }
 
 export function listEmailPage(
-  db: Queryable,
+  db: ListStore,
   shopId: number,
   filter: CabinetEmailFilter,
   limit: number,
@@ -33,7 +33,8 @@ export function listEmailPage(
   if (filter.kind !== undefined) add('kind =', filter.kind);
   if (filter.to !== undefined) add('lower(recipient) =', filter.to.toLowerCase());
   if (beforeSeq !== undefined) add('seq <', beforeSeq);
-  return db.query<EmailListRow>(
+  return walkIndex<EmailListRow>(
+    db,
     `SELECT seq, id, shop_id, event_id, kind, about, recipient, subject, language, status, attempts,
        next_attempt_at, leased_until, sent_at, last_error, created_at
      FROM emails WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`,

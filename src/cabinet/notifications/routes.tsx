@@ -12,7 +12,7 @@ import { PageProblem } from '../../pages/scope.js';
 import { findShopRow } from '../../shops/index.js';
 import { cabinetOf } from '../context.js';
 import { CABINET_PAGE_SIZE, cursorOf, pageOf } from '../paging.js';
-import { queryText } from '../query.js';
+import { indexWalking, queryText } from '../query.js';
 import { signedHeaders } from './headers.js';
 import { type ListQuery, NotificationListPage, NotificationPage } from './pages.js';
 import { notificationTexts } from './texts.js';
@@ -26,6 +26,12 @@ import { notificationTexts } from './texts.js';
 function ctxFor(request: FastifyRequest) {
   const services = request.server.services;
   return shopCtx({ ...services, log: request.log }, cabinetOf(request).shop);
+}
+
+/** The context the list reads through: its statements walk their indexes (query.ts, indexWalking). */
+function listCtxFor(request: FastifyRequest) {
+  const ctx = ctxFor(request);
+  return { ...ctx, db: indexWalking(ctx.db) };
 }
 
 /** The verb's 404 (unknown, malformed or another shop's id) as the cabinet's not-found page. */
@@ -49,7 +55,7 @@ export const notificationsSection: FastifyPluginAsync = async (app) => {
       resource_id: queryText(q, 'resource_id'),
       after: queryText(q, 'after') || undefined,
     };
-    const ctx = ctxFor(request);
+    const ctx = listCtxFor(request);
     const now = ctx.clock.now();
     const after = cursorOf(query.after);
     let rows: NotificationView[];

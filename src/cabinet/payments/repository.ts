@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/db.js';
 import type { TransactionRow } from '../../ledger/index.js';
 import { EVENTS_WITH_DELIVERY } from '../../notifications/index.js';
+import { type ListStore, walkIndex } from '../query.js';
 
 /** The cabinet's reads of the ledger: the payments list, a payment's events, and form nonces. */
 
@@ -47,7 +48,7 @@ const SWAP_MS = 10_000;
  * seq created before `to`, and the smallest created at or after `from`. Null when no row qualifies.
  */
 async function seqBounds(
-  db: Queryable,
+  db: ListStore,
   shopId: number,
   from: Date | undefined,
   to: Date | undefined,
@@ -57,7 +58,8 @@ async function seqBounds(
   if (to) {
     // The newest row created before `to`, and every row created up to SWAP_MS before it: any row
     // created earlier than that was numbered before it.
-    const [row] = await db.query<{ seq: string | null }>(
+    const [row] = await walkIndex<{ seq: string | null }>(
+      db,
       `SELECT max(seq) AS seq FROM transactions
        WHERE shop_id = $1 AND created_at < $2
          AND created_at >= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at < $2
@@ -69,7 +71,8 @@ async function seqBounds(
   }
   if (from) {
     // The oldest row created at or after `from`, and every row created up to SWAP_MS after it.
-    const [row] = await db.query<{ seq: string | null }>(
+    const [row] = await walkIndex<{ seq: string | null }>(
+      db,
       `SELECT min(seq) AS seq FROM transactions
        WHERE shop_id = $1 AND created_at >= $2
          AND created_at <= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at >= $2
@@ -88,7 +91,7 @@ async function seqBounds(
  * of 021 for the rare values; everything people type is a parameter.
  */
 export async function listPayments(
-  db: Queryable,
+  db: ListStore,
   shopId: number,
   f: PaymentFilters,
   after: number | undefined,
@@ -106,6 +109,7 @@ export async function listPayments(
   else where.push(`type IN (${GATEWAY_TYPES_SQL})`);
   if (f.status && (PAYMENT_STATUSES as readonly string[]).includes(f.status))
     where.push(`status = '${f.status}'`);
+  // A uid is one row at most: read by its key, not in the list's order (walkIndex turns sorting off).
   if (f.uid) where.push(`uid = ${param(f.uid)}::uuid`);
   if (f.trackingId) where.push(`tracking_id = ${param(f.trackingId)}`);
   if (f.from) where.push(`created_at >= ${param(f.from)}`);
@@ -113,10 +117,11 @@ export async function listPayments(
   if (bounds.low !== undefined) where.push(`seq >= ${param(bounds.low)}`);
   if (bounds.high !== undefined) where.push(`seq <= ${param(bounds.high)}`);
   if (after !== undefined) where.push(`seq < ${param(after)}`);
-  return db.query<PaymentListRow>(
+  return walkIndex<PaymentListRow>(
+    db,
     `SELECT seq, uid, type, status, amount, currency, description, tracking_id, test, card, parent_uid,
             created_at
-       FROM transactions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $2`,
+       FROM transactions WHERE ${where.join(' AND ')}${f.uid ? '' : ' ORDER BY seq DESC'} LIMIT $2`,
     values,
   );
 }

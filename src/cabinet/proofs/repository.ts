@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/db.js';
+import { type ListStore, walkIndex } from '../query.js';
 
 /** The cabinet's reads of payment proofs: a page of them and one by its uid (without the bytes). */
 
@@ -25,7 +26,7 @@ const FROM = `proofs p JOIN proof_documents d ON d.checksum = p.checksum AND d.s
 
 /** Newest first by the proofs_shop_seq index of 021, or of one transaction by proofs_parent. */
 export function listProofPage(
-  db: Queryable,
+  db: ListStore,
   shopId: number,
   parentUid: string | undefined,
   after: number | undefined,
@@ -39,7 +40,8 @@ export function listProofPage(
   };
   if (parentUid !== undefined) where.push(`p.parent_uid = ${param(parentUid)}::uuid`);
   if (after !== undefined) where.push(`p.seq < ${param(after)}`);
-  return db.query<ProofListRow>(
+  return walkIndex<ProofListRow>(
+    db,
     `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where.join(' AND ')} ORDER BY p.seq DESC LIMIT $2`,
     values,
   );

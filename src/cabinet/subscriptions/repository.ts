@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/db.js';
 import { EVENTS_WITH_DELIVERY } from '../../notifications/index.js';
-import { emailStartsWith } from '../query.js';
+import { emailStartsWith, FEW, type ListStore, walkIndex } from '../query.js';
 
 /**
  * The subscriptions section's reads: a filtered page of a shop's subscriptions with what the table
@@ -32,8 +32,19 @@ export interface SubscriptionListRow {
   created_at: Date;
 }
 
-export function subscriptionPage(
-  db: Queryable,
+const LIST_COLUMNS = `s.seq, s.id, s.state, s.plan_id, p.title AS plan_title, p.amount, p.currency, c.email,
+  s.tracking_id, s.renew_at, s.number_failed_payment_attempts, s.created_at`;
+
+/**
+ * One page of a shop's subscriptions, newest first (`size + 1` rows, keyset by seq), read in
+ * proportion to the page whatever the statistics say (query.ts, walkIndex). A plan's title and an
+ * e-mail's start are first looked up by their own indexes (at most FEW plans, FEW customers): when
+ * so few match, the page is read per plan or per customer, newest first from each
+ * (subscriptions_plan, subscriptions_customer), and merged; when more match, the shop's list is
+ * walked from the newest, each row checked against its customer (by primary key) or plan.
+ */
+export async function subscriptionPage(
+  db: ListStore,
   shopId: number,
   filter: SubscriptionListFilter,
   size: number,
@@ -48,25 +59,76 @@ export function subscriptionPage(
   if (filter.id !== undefined) add('s.id = ?', filter.id);
   if (filter.state !== undefined) add('s.state = ?', filter.state);
   if (filter.trackingId !== undefined) add('s.tracking_id = ?', filter.trackingId);
-  // A plan's id reads its own index; "id or title" in one condition would walk the shop's list instead.
-  if (filter.plan?.startsWith('pln_')) add('s.plan_id = ?', filter.plan);
+  if (after !== undefined) add('s.seq < ?', after);
+
+  // The plans and the customers the filters name, when they are few.
+  let plans: string[] | undefined;
+  if (filter.plan?.startsWith('pln_')) plans = [filter.plan];
   else if (filter.plan !== undefined) {
-    add('s.plan_id IN (SELECT id FROM plans WHERE shop_id = $1 AND title = ?)', filter.plan);
+    const found = await walkIndex<{ id: string }>(
+      db,
+      'SELECT id FROM plans WHERE shop_id = $1 AND title = $2 LIMIT $3',
+      [shopId, filter.plan, FEW + 1],
+    );
+    if (found.length === 0) return [];
+    if (found.length <= FEW) plans = found.map((r) => r.id);
+    else add('EXISTS (SELECT 1 FROM plans q WHERE q.id = s.plan_id AND q.title = ?)', filter.plan);
   }
+  let customers: string[] | undefined;
   if (filter.email !== undefined) {
-    add(
-      `s.customer_id IN (SELECT id FROM customers WHERE shop_id = $1 AND ${emailStartsWith('?')})`,
-      filter.email,
+    const found = await walkIndex<{ id: string }>(
+      db,
+      `SELECT id FROM customers WHERE shop_id = $1 AND ${emailStartsWith('$2')} LIMIT $3`,
+      [shopId, filter.email, FEW + 1],
+    );
+    if (found.length === 0) return [];
+    if (found.length <= FEW) customers = found.map((r) => r.id);
+    else
+      add(
+        `EXISTS (SELECT 1 FROM customers q WHERE q.id = s.customer_id AND ${emailStartsWith('?').replaceAll(
+          'lower(email)',
+          'lower(q.email)',
+        )})`,
+        filter.email,
+      );
+  }
+
+  // Per plan or per customer (the fewer), the other as a condition; else the shop's list itself.
+  const driver =
+    customers && (!plans || customers.length <= plans.length)
+      ? { column: 's.customer_id', ids: customers }
+      : plans
+        ? { column: 's.plan_id', ids: plans }
+        : undefined;
+  if (plans && driver?.column !== 's.plan_id') add('s.plan_id = ANY(?::text[])', plans);
+  if (customers && driver?.column !== 's.customer_id') add('s.customer_id = ANY(?::text[])', customers);
+  if (!driver) {
+    // An id is one row at most: read by its key, not in the list's order (walkIndex turns sorting off).
+    return walkIndex<SubscriptionListRow>(
+      db,
+      `SELECT ${LIST_COLUMNS}
+       FROM subscriptions s
+       LEFT JOIN plans p ON p.id = s.plan_id
+       LEFT JOIN customers c ON c.id = s.customer_id
+       WHERE ${where.join(' AND ')}
+       ${filter.id === undefined ? 'ORDER BY s.seq DESC' : ''}
+       LIMIT $2`,
+      values,
     );
   }
-  if (after !== undefined) add('s.seq < ?', after);
-  return db.query<SubscriptionListRow>(
-    `SELECT s.seq, s.id, s.state, s.plan_id, p.title AS plan_title, p.amount, p.currency, c.email,
-       s.tracking_id, s.renew_at, s.number_failed_payment_attempts, s.created_at
-     FROM subscriptions s
+  values.push(driver.ids);
+  return walkIndex<SubscriptionListRow>(
+    db,
+    `SELECT ${LIST_COLUMNS}
+     FROM unnest($${values.length}::text[]) AS k(id)
+     CROSS JOIN LATERAL (
+       SELECT s.* FROM subscriptions s
+       WHERE ${driver.column} = k.id AND ${where.join(' AND ')}
+       ORDER BY s.seq DESC
+       LIMIT $2
+     ) s
      LEFT JOIN plans p ON p.id = s.plan_id
      LEFT JOIN customers c ON c.id = s.customer_id
-     WHERE ${where.join(' AND ')}
      ORDER BY s.seq DESC
      LIMIT $2`,
     values,
