@@ -35,7 +35,7 @@ function planText(plan: Plan, lang: PageLang): ComponentChildren {
       {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} lang={lang} />{' '}
       {everyText(plan.plan.interval, plan.plan.interval_unit, lang)} ·{' '}
       {plan.infinite ? t.forever : fill(t.ofCycles, { n: plan.billing_cycles ?? 0 })}{' '}
-      <span class="muted copy">{plan.id}</span>
+      <span class="muted copy" translate="no">{plan.id}</span>
     </>
   );
 }
@@ -50,7 +50,7 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
   const card = 'last_4' in sub.card ? sub.card : undefined;
   const rows: Array<[string, ComponentChildren]> = [
     [t.state, <StateBadge state={sub.state} lang={lang} />],
-    [t.plan, isPlan(plan) ? planText(plan, lang) : <span class="copy">{plan.id}</span>],
+    [t.plan, isPlan(plan) ? planText(plan, lang) : <span class="copy" translate="no">{plan.id}</span>],
     [
       t.customer,
       customer ? (
