@@ -53,10 +53,25 @@ export interface DueRow {
 const SHOP_NOW = `$1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
 
 /**
- * For the rest of the batch's transaction only. set_config rather than SET LOCAL: a batch is one
- * transaction without a BEGIN, where SET LOCAL works too but PostgreSQL logs a warning every time.
+ * The claim's plan, fixed whatever the statistics say: for the rest of the batch's transaction only,
+ * (set_config rather than SET LOCAL: a batch is one transaction without a BEGIN, where SET LOCAL
+ * works too but PostgreSQL logs a warning every time).
+ * - The plan PostgreSQL keeps for the prepared text, not one made anew for each claim: planning the
+ *   claim took as long as running it (about 0.45 ms), and the plans it made were all alike.
+ * - Only index scans and nested loops, rows taken in the order of the index that gives it
+ *   (deliveries_shop_due), no sort of what was read but of what was taken: the plan reads rows in
+ *   proportion to the rows it claims and the shops with notifications waiting. Statistics that say
+ *   `deliveries` is nearly empty (a burst before autovacuum's next visit, or no autovacuum at all)
+ *   made PostgreSQL read every due row, sort them and probe an index per row, which with one shop's
+ *   backlog of 10,000 took seconds per claim; a plan kept is kept until the statistics change.
+ * - No JIT: a plan with these scans turned off costs billions, far above the JIT's threshold, and
+ *   compiling it took a second per claim.
  */
-const GENERIC_PLAN = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+export const CLAIM_SETTINGS = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+  set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+  set_config('enable_sort', 'off', true), set_config('enable_hashjoin', 'off', true),
+  set_config('enable_mergejoin', 'off', true), set_config('enable_material', 'off', true),
+  set_config('jit', 'off', true)`;
 
 export interface ClaimFilter {
   /** Events to take at most. */
@@ -82,7 +97,8 @@ export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, 
  * Claims due events in one statement (one round trip, no transaction left open): locks them, oldest
  * first, skipping those another deliverer is claiming and those whose resource has an earlier event
  * still waiting (so a `renewed` never overtakes its `created`); keeps `limit` of them, no shop past
- * `perShop` with what it already holds; records an earlier attempt whose deliverer stopped (see
+ * `perShop` with what it already holds (each shop's first few are taken from its own queue, so a
+ * shop whose backlog holds its share of slots is never read through to reach the others); records an earlier attempt whose deliverer stopped (see
  * RECORD_INTERRUPTED); and leases them: the attempt number is taken (attempts + 1), and no other
  * deliverer takes them until `leaseMs` have passed, on real time and on the shop's clock alike.
  * All parts of the statement see the events as they were before it, as the separate statements did.
@@ -93,10 +109,12 @@ export async function claimDue(
   f: ClaimFilter,
   leaseMs: number,
 ): Promise<DueRow[]> {
-  // More candidates than wanted: some may belong to a shop that has only a slot or two left. Written
-  // into the text, rounded up to a power of two (a handful of texts), so that the plan kept for
-  // it knows how few rows it reads.
-  const candidates = Math.min(100, 2 ** Math.ceil(Math.log2(Math.max(1, f.limit) * 2)));
+  const [, rows] = await db.batch<DueRow>([{ sql: CLAIM_SETTINGS }, claimStatement(now, f, leaseMs)]);
+  return rows ?? [];
+}
+
+/** claimDue's statement, as claimDue runs it (after CLAIM_SETTINGS, in the same transaction). */
+export function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement & { params: unknown[] } {
   const busy: number[] = [];
   const heldShops: number[] = [];
   const heldCounts: number[] = [];
@@ -108,32 +126,40 @@ export async function claimDue(
     }
   }
   const params: unknown[] = [now, busy, heldShops, heldCounts, f.perShop, f.limit, leaseMs];
-  let shop = '';
+  // The shops to look at: those given, or each shop with a notification pending, found by stepping
+  // through deliveries_shop_due from one shop to the next (one index descent per shop).
+  let shops = `RECURSIVE shops_waiting (shop_id) AS (
+         (SELECT d.shop_id FROM deliveries d WHERE d.status = 'pending' ORDER BY d.shop_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.shop_id FROM deliveries d WHERE d.status = 'pending' AND d.shop_id > w.shop_id
+           ORDER BY d.shop_id LIMIT 1)
+         FROM shops_waiting w WHERE w.shop_id IS NOT NULL
+       )`;
   if (f.shopId !== undefined) {
     params.push(typeof f.shopId === 'number' ? [f.shopId] : f.shopId);
-    shop = 'AND d.shop_id = ANY($8::int[])';
+    shops = 'shops_waiting (shop_id) AS (SELECT DISTINCT unnest($8::int[]))';
   }
   const sql = sqlText(
-    `claim ${candidates} ${shop}`,
+    `claim ${f.shopId === undefined ? 'all' : 'given'}`,
     () =>
-      `WITH due AS (
-         SELECT d.event_id AS id, d.shop_id, d.next_attempt_at
-         FROM deliveries d JOIN shops sh ON sh.id = d.shop_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ${SHOP_NOW}
-           AND (d.leased_until IS NULL OR d.leased_until <= $1)
-           AND d.shop_id <> ALL($2::int[]) ${shop}
-           AND NOT EXISTS (SELECT 1 FROM deliveries p
-             WHERE p.status = 'pending' AND p.resource_id = d.resource_id AND p.event_id < d.event_id
-               AND p.shop_id = d.shop_id)
-         ORDER BY d.next_attempt_at, d.event_id LIMIT ${candidates}
-         FOR UPDATE OF d SKIP LOCKED
-       ), ranked AS (
-         SELECT d.id, d.next_attempt_at,
-           row_number() OVER (PARTITION BY d.shop_id ORDER BY d.next_attempt_at, d.id)
-             + coalesce(h.held, 0) AS slot
-         FROM due d LEFT JOIN unnest($3::int[], $4::int[]) AS h (shop_id, held) ON h.shop_id = d.shop_id
+      `WITH ${shops}, due AS (
+         SELECT c.id, c.next_attempt_at
+         FROM shops_waiting w JOIN shops sh ON sh.id = w.shop_id
+           LEFT JOIN unnest($3::int[], $4::int[]) AS h (shop_id, held) ON h.shop_id = w.shop_id
+           CROSS JOIN LATERAL (
+             SELECT d.event_id AS id, d.next_attempt_at
+             FROM deliveries d
+             WHERE d.shop_id = w.shop_id AND d.status = 'pending' AND d.next_attempt_at <= ${SHOP_NOW}
+               AND (d.leased_until IS NULL OR d.leased_until <= $1)
+               AND d.event_id = (SELECT min(p.event_id) FROM deliveries p
+                 WHERE p.shop_id = d.shop_id AND p.resource_id = d.resource_id AND p.status = 'pending')
+             ORDER BY d.next_attempt_at, d.event_id
+             LIMIT greatest(0, least($6::int, $5::int - coalesce(h.held, 0)))
+             FOR UPDATE OF d SKIP LOCKED
+           ) c
+         WHERE w.shop_id <> ALL($2::int[])
        ), picked AS (
-         SELECT id FROM ranked WHERE slot <= $5 ORDER BY next_attempt_at, id LIMIT $6
+         SELECT id FROM due ORDER BY next_attempt_at, id LIMIT $6
        ), interrupted AS (
          INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
          SELECT d.event_id, d.attempts, d.next_attempt_at - $7 * interval '1 millisecond', 0,
@@ -151,10 +177,7 @@ export async function claimDue(
          sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc, sh.notification_auth,
          sh.webhook_secret_enc, sh.webhook_secret_prev_enc, sh.webhook_secret_prev_until`,
   );
-  // The plan PostgreSQL keeps for the prepared text, not one made anew for each claim: planning this
-  // statement took as long as running it (about 0.45 ms), and the plans it made were all alike.
-  const [, rows] = await db.batch<DueRow>([{ sql: GENERIC_PLAN }, { sql, params }]);
-  return rows ?? [];
+  return { sql, params };
 }
 
 export interface AttemptRecord {
