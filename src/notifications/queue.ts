@@ -1,4 +1,5 @@
 import type { NotificationAuth } from '../context.js';
+import { INDEX_ORDER_PLAN } from '../db/claim-plan.js';
 import { type Db, type Statement, sqlText } from '../db/db.js';
 
 /**
@@ -53,25 +54,14 @@ export interface DueRow {
 const SHOP_NOW = `$1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'`;
 
 /**
- * The claim's plan, fixed whatever the statistics say: for the rest of the batch's transaction only,
- * (set_config rather than SET LOCAL: a batch is one transaction without a BEGIN, where SET LOCAL
- * works too but PostgreSQL logs a warning every time).
- * - The plan PostgreSQL keeps for the prepared text, not one made anew for each claim: planning the
- *   claim took as long as running it (about 0.45 ms), and the plans it made were all alike.
- * - Only index scans and nested loops, rows taken in the order of the index that gives it
- *   (deliveries_shop_due), no sort of what was read but of what was taken: the plan reads rows in
- *   proportion to the rows it claims and the shops with notifications waiting. Statistics that say
- *   `deliveries` is nearly empty (a burst before autovacuum's next visit, or no autovacuum at all)
- *   made PostgreSQL read every due row, sort them and probe an index per row, which with one shop's
- *   backlog of 10,000 took seconds per claim; a plan kept is kept until the statistics change.
- * - No JIT: a plan with these scans turned off costs billions, far above the JIT's threshold, and
- *   compiling it took a second per claim.
+ * For the rest of the batch's transaction only. set_config rather than SET LOCAL: a batch is one
+ * transaction without a BEGIN, where SET LOCAL works too but PostgreSQL logs a warning every time.
+ * The plan PostgreSQL keeps for the prepared text, not one made anew for each claim: planning the
+ * claim took as long as running it (about 0.45 ms), and the plans it made were all alike. And it is
+ * a plan in index order (INDEX_ORDER_PLAN): a plan made while the statistics said `deliveries` was
+ * nearly empty read one shop's backlog of 10,000 whole on every claim, and stayed until they changed.
  */
-export const CLAIM_SETTINGS = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
-  set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-  set_config('enable_sort', 'off', true), set_config('enable_hashjoin', 'off', true),
-  set_config('enable_mergejoin', 'off', true), set_config('enable_material', 'off', true),
-  set_config('jit', 'off', true)`;
+const GENERIC_PLAN = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
 
 export interface ClaimFilter {
   /** Events to take at most. */
@@ -109,11 +99,15 @@ export async function claimDue(
   f: ClaimFilter,
   leaseMs: number,
 ): Promise<DueRow[]> {
-  const [, rows] = await db.batch<DueRow>([{ sql: CLAIM_SETTINGS }, claimStatement(now, f, leaseMs)]);
+  const [, , rows] = await db.batch<DueRow>([
+    { sql: GENERIC_PLAN },
+    { sql: INDEX_ORDER_PLAN },
+    claimStatement(now, f, leaseMs),
+  ]);
   return rows ?? [];
 }
 
-/** claimDue's statement, as claimDue runs it (after CLAIM_SETTINGS, in the same transaction). */
+/** claimDue's statement, as claimDue runs it (after GENERIC_PLAN and INDEX_ORDER_PLAN, in the same transaction). */
 export function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement & { params: unknown[] } {
   const busy: number[] = [];
   const heldShops: number[] = [];
