@@ -99,16 +99,17 @@ export async function claimDue(
   f: ClaimFilter,
   leaseMs: number,
 ): Promise<DueRow[]> {
-  const [, , rows] = await db.batch<DueRow>([
-    { sql: GENERIC_PLAN },
-    { sql: INDEX_ORDER_PLAN },
-    claimStatement(now, f, leaseMs),
-  ]);
+  const [, , rows] = await db.batch<DueRow>(claimBatch(now, f, leaseMs));
   return rows ?? [];
 }
 
-/** claimDue's statement, as claimDue runs it (after GENERIC_PLAN and INDEX_ORDER_PLAN, in the same transaction). */
-export function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement & { params: unknown[] } {
+/** What claimDue runs, as one transaction: the plan's settings, then the claim (the last statement). */
+export function claimBatch(now: Date, f: ClaimFilter, leaseMs: number): Statement[] {
+  return [{ sql: GENERIC_PLAN }, { sql: INDEX_ORDER_PLAN }, claimStatement(now, f, leaseMs)];
+}
+
+/** claimDue's statement (claimBatch runs it after the plan's settings, in the same transaction). */
+function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement {
   const busy: number[] = [];
   const heldShops: number[] = [];
   const heldCounts: number[] = [];
