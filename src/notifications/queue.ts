@@ -80,7 +80,7 @@ export interface ClaimFilter {
 export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
   SELECT event_id, attempts, next_attempt_at - $2 * interval '1 millisecond', 0,
     'no answer recorded: the process sending it stopped', shop_id
-  FROM deliveries WHERE event_id = ANY($1::bigint[]) AND leased_until IS NOT NULL AND attempts > 0
+  FROM deliveries WHERE event_id = ANY($1::bigint[]) AND shop_id = $3 AND leased_until IS NOT NULL AND attempts > 0
   ON CONFLICT DO NOTHING`;
 
 /**
@@ -138,11 +138,11 @@ function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement {
     `claim ${f.shopId === undefined ? 'all' : 'given'}`,
     () =>
       `WITH ${shops}, due AS (
-         SELECT c.id, c.next_attempt_at
+         SELECT c.id, c.shop_id, c.next_attempt_at
          FROM shops_waiting w JOIN shops sh ON sh.id = w.shop_id
            LEFT JOIN unnest($3::int[], $4::int[]) AS h (shop_id, held) ON h.shop_id = w.shop_id
            CROSS JOIN LATERAL (
-             SELECT d.event_id AS id, d.next_attempt_at
+             SELECT d.event_id AS id, d.shop_id, d.next_attempt_at
              FROM deliveries d
              WHERE d.shop_id = w.shop_id AND d.status = 'pending' AND d.next_attempt_at <= ${SHOP_NOW}
                AND (d.leased_until IS NULL OR d.leased_until <= $1)
@@ -154,12 +154,12 @@ function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement {
            ) c
          WHERE w.shop_id <> ALL($2::int[])
        ), picked AS (
-         SELECT id FROM due ORDER BY next_attempt_at, id LIMIT $6
+         SELECT id, shop_id FROM due ORDER BY next_attempt_at, id LIMIT $6
        ), interrupted AS (
          INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
          SELECT d.event_id, d.attempts, d.next_attempt_at - $7 * interval '1 millisecond', 0,
            'no answer recorded: the process sending it stopped', d.shop_id
-         FROM deliveries d JOIN picked p ON p.id = d.event_id
+         FROM deliveries d JOIN picked p ON p.id = d.event_id AND p.shop_id = d.shop_id
          WHERE d.leased_until IS NOT NULL AND d.attempts > 0
          ON CONFLICT DO NOTHING
        )
@@ -167,7 +167,8 @@ function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement {
          next_attempt_at = ${SHOP_NOW} + $7 * interval '1 millisecond',
          leased_until = $1::timestamptz + $7 * interval '1 millisecond'
        FROM picked p, shops sh, events e
-       WHERE d.event_id = p.id AND sh.id = d.shop_id AND e.id = d.event_id AND e.shop_id = d.shop_id
+       WHERE d.event_id = p.id AND d.shop_id = p.shop_id AND sh.id = d.shop_id AND e.id = d.event_id
+         AND e.shop_id = d.shop_id
        RETURNING d.event_id AS id, d.shop_id, e.event, e.payload, e.url, d.attempts, d.series_from,
          sh.test, sh.clock_offset_ms, sh.private_key_enc, sh.secret_enc, sh.notification_auth,
          sh.webhook_secret_enc, sh.webhook_secret_prev_enc, sh.webhook_secret_prev_until`,
@@ -203,13 +204,18 @@ const UPSERT_ATTEMPT = `INSERT INTO event_attempts
 
 // A 2xx ends the notification whoever holds it now; any other outcome changes it only while this
 // attempt's lease is still the latest, so a late deliverer never undoes a newer attempt's result.
+// Each finds the delivery by its primary key, event and shop, and only then asks whether it is still
+// pending, in words that no index of pending deliveries answers (`status NOT IN ('delivered',
+// 'failed')`, which the table's check makes the same as `status = 'pending'`): a partial index made
+// while the table was empty says it holds nothing until statistics are collected, and PostgreSQL then
+// looked for the one delivery by reading all of that index, one backlog's worth of entries per outcome.
 const DELIVERED = `UPDATE deliveries SET status = 'delivered', delivered_at = $3, next_attempt_at = NULL,
     leased_until = CASE WHEN attempts = $2 THEN NULL ELSE leased_until END
-  WHERE event_id = $1 AND status = 'pending'`;
+  WHERE event_id = $1 AND shop_id = $4 AND status NOT IN ('delivered', 'failed')`;
 const RETRY = `UPDATE deliveries SET next_attempt_at = $4, leased_until = NULL
-  WHERE event_id = $1 AND attempts = $2 AND series_from = $3 AND status = 'pending'`;
+  WHERE event_id = $1 AND shop_id = $5 AND attempts = $2 AND series_from = $3 AND status NOT IN ('delivered', 'failed')`;
 const FAILED = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL
-  WHERE event_id = $1 AND attempts = $2 AND series_from = $3 AND status = 'pending'`;
+  WHERE event_id = $1 AND shop_id = $4 AND attempts = $2 AND series_from = $3 AND status NOT IN ('delivered', 'failed')`;
 
 /** The attempt's record and the event's new state, as one transaction. */
 export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
@@ -227,10 +233,11 @@ export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
       a.shopId,
     ],
   };
-  if (next.kind === 'delivered') return [attempt, { sql: DELIVERED, params: [a.eventId, a.n, a.at] }];
+  if (next.kind === 'delivered')
+    return [attempt, { sql: DELIVERED, params: [a.eventId, a.n, a.at, a.shopId] }];
   if (next.kind === 'retry')
-    return [attempt, { sql: RETRY, params: [a.eventId, a.n, a.seriesFrom, next.at] }];
-  return [attempt, { sql: FAILED, params: [a.eventId, a.n, a.seriesFrom] }];
+    return [attempt, { sql: RETRY, params: [a.eventId, a.n, a.seriesFrom, next.at, a.shopId] }];
+  return [attempt, { sql: FAILED, params: [a.eventId, a.n, a.seriesFrom, a.shopId] }];
 }
 
 const UPSERT_ATTEMPTS = `INSERT INTO event_attempts
@@ -248,9 +255,9 @@ const SETTLE_MANY = `UPDATE deliveries e SET
     delivered_at = CASE WHEN o.kind = 'delivered' THEN o.at ELSE e.delivered_at END,
     next_attempt_at = CASE WHEN o.kind = 'retry' THEN o.retry_at END,
     leased_until = CASE WHEN o.kind = 'delivered' AND e.attempts <> o.n THEN e.leased_until END
-  FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[])
-    AS o(id, n, series_from, kind, at, retry_at)
-  WHERE e.event_id = o.id AND e.status = 'pending'
+  FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::timestamptz[],
+    $7::int[]) AS o(id, n, series_from, kind, at, retry_at, shop_id)
+  WHERE e.event_id = o.id AND e.shop_id = o.shop_id AND e.status NOT IN ('delivered', 'failed')
     AND (o.kind = 'delivered' OR (e.attempts = o.n AND e.series_from = o.series_from))`;
 
 /**
@@ -288,6 +295,6 @@ export function outcomesStatements(list: readonly { record: AttemptRecord; next:
   }
   return [
     { sql: UPSERT_ATTEMPTS, params: [ids, ns, ats, codes, durations, responses, errors, signatures, shops] },
-    { sql: SETTLE_MANY, params: [ids, ns, series, kinds, ats, retryAts] },
+    { sql: SETTLE_MANY, params: [ids, ns, series, kinds, ats, retryAts, shops] },
   ];
 }

@@ -2,7 +2,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Statement } from '../../src/db/db.js';
 import { deliveriesOf } from '../../src/notifications/outbox.js';
-import { type ClaimFilter, claimBatch } from '../../src/notifications/queue.js';
+import {
+  type AttemptRecord,
+  type ClaimFilter,
+  claimBatch,
+  type Next,
+  outcomeStatements,
+  outcomesStatements,
+} from '../../src/notifications/queue.js';
 import { freshPostgresUrl } from '../fresh-store.js';
 import { explainAnalyze, type PlanReading } from '../plan-reading.js';
 
@@ -141,6 +148,43 @@ describe.skipIf(!process.env.DATABASE_URL)("the claim's plan with one shop's bac
       const plan = await explainClaim(store, filter);
       expect(plan.claimed, name).toBe(2);
       expect(plan.rowsRead / plan.claimed, `${name}: ${plan.describe()}`).toBeLessThan(ROWS_PER_CLAIMED);
+    }
+  });
+
+  it("records outcomes by reading the deliveries they settle, not the shop's backlog", async () => {
+    for (const { name, store } of stores) {
+      const { rows } = await store.client.query<{ event_id: string }>(
+        `SELECT event_id FROM deliveries WHERE shop_id = $1 ORDER BY event_id LIMIT 8`,
+        [store.big],
+      );
+      const outcomes = rows.map((r, i) => ({
+        record: {
+          eventId: Number(r.event_id),
+          shopId: store.big,
+          n: 1,
+          seriesFrom: 0,
+          at: now,
+          statusCode: i % 2 === 0 ? 200 : 503,
+          durationMs: 3,
+          response: null,
+          error: null,
+        } satisfies AttemptRecord,
+        next: (i % 2 === 0 ? { kind: 'delivered' } : { kind: 'retry', at: now }) as Next,
+      }));
+      const first = outcomes[0] as (typeof outcomes)[number];
+      // One outcome on its own (its attempt, then its delivery), and eight written together.
+      for (const statements of [outcomeStatements(first.record, first.next), outcomesStatements(outcomes)]) {
+        const settle = statements.at(-1) as Statement;
+        await store.client.query('BEGIN');
+        try {
+          for (const st of statements.slice(0, -1)) await store.client.query(st.sql, st.params as unknown[]);
+          const plan = await explainAnalyze(store.client, settle.sql, settle.params ?? []);
+          // Fewer than 50 rows for each delivery settled (eight at most).
+          expect(plan.rowsRead, `${name}: ${plan.describe()}`).toBeLessThan(ROWS_PER_CLAIMED * 8);
+        } finally {
+          await store.client.query('ROLLBACK');
+        }
+      }
     }
   });
 
