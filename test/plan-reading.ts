@@ -57,7 +57,9 @@ export async function explainAnalyze(
   const walk = (node: PlanNode) => {
     if (READS_STORE.test(node['Node Type'])) {
       const perLoop =
-        node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+        node['Actual Rows'] +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0);
       const read = perLoop * node['Actual Loops'];
       rowsRead += read;
       scans.push(`${node['Node Type']} ${node['Index Name'] ?? node['Relation Name'] ?? ''}: ${read}`);
@@ -83,7 +85,8 @@ function literal(v: unknown): string {
     if (!Number.isFinite(v)) throw new Error(`not a number to write: ${v}`);
     return String(v);
   }
-  if (Array.isArray(v)) return `'{${v.map((x) => (typeof x === 'number' ? String(x) : JSON.stringify(x))).join(',')}}'`;
+  if (Array.isArray(v))
+    return `'{${v.map((x) => (typeof x === 'number' ? String(x) : JSON.stringify(x))).join(',')}}'`;
   if (typeof v === 'string') return `'${v.replaceAll("'", "''")}'`;
   throw new Error(`a parameter of type ${typeof v} cannot be written here`);
 }

@@ -144,7 +144,12 @@ describe.skipIf(!process.env.DATABASE_URL)("the claim's plan with one shop's bac
 
   it('a shop with two slots left is given two, however long its queue', async () => {
     for (const { name, store } of stores) {
-      const filter: ClaimFilter = { limit: 64, held: new Map([[store.big, 2]]), perShop: 4, shopId: store.big };
+      const filter: ClaimFilter = {
+        limit: 64,
+        held: new Map([[store.big, 2]]),
+        perShop: 4,
+        shopId: store.big,
+      };
       const plan = await explainClaim(store, filter);
       expect(plan.claimed, name).toBe(2);
       expect(plan.rowsRead / plan.claimed, `${name}: ${plan.describe()}`).toBeLessThan(ROWS_PER_CLAIMED);
