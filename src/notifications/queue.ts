@@ -80,7 +80,8 @@ export interface ClaimFilter {
 export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, duration_ms, error, shop_id)
   SELECT event_id, attempts, next_attempt_at - $2 * interval '1 millisecond', 0,
     'no answer recorded: the process sending it stopped', shop_id
-  FROM deliveries WHERE event_id = ANY($1::bigint[]) AND shop_id = $3 AND leased_until IS NOT NULL AND attempts > 0
+  FROM deliveries
+  WHERE event_id = ANY($1::bigint[]) AND shop_id = $3 AND leased_until IS NOT NULL AND attempts > 0
   ON CONFLICT DO NOTHING`;
 
 /**
@@ -88,8 +89,8 @@ export const RECORD_INTERRUPTED = `INSERT INTO event_attempts (event_id, n, at, 
  * first, skipping those another deliverer is claiming and those whose resource has an earlier event
  * still waiting (so a `renewed` never overtakes its `created`); keeps `limit` of them, no shop past
  * `perShop` with what it already holds (each shop's first few are taken from its own queue, so a
- * shop whose backlog holds its share of slots is never read through to reach the others); records an earlier attempt whose deliverer stopped (see
- * RECORD_INTERRUPTED); and leases them: the attempt number is taken (attempts + 1), and no other
+ * shop whose backlog holds its share of slots is never read through to reach the others); records
+ * an earlier attempt whose deliverer stopped (see RECORD_INTERRUPTED); and leases them: the attempt number is taken (attempts + 1), and no other
  * deliverer takes them until `leaseMs` have passed, on real time and on the shop's clock alike.
  * All parts of the statement see the events as they were before it, as the separate statements did.
  */
@@ -122,7 +123,10 @@ function claimStatement(now: Date, f: ClaimFilter, leaseMs: number): Statement {
   }
   const params: unknown[] = [now, busy, heldShops, heldCounts, f.perShop, f.limit, leaseMs];
   // The shops to look at: those given, or each shop with a notification pending, found by stepping
-  // through deliveries_shop_due from one shop to the next (one index descent per shop).
+  // through an index of pending deliveries led by the shop, from one shop to the next (one index
+  // descent per shop). Each shop's own due ones then come from deliveries_shop_due, in order, and
+  // whether one is the oldest pending of its resource from deliveries_shop_resource_pending: a
+  // subquery per row, which PostgreSQL cannot turn into a join that reads the shop's queue whole.
   let shops = `RECURSIVE shops_waiting (shop_id) AS (
          (SELECT d.shop_id FROM deliveries d WHERE d.status = 'pending' ORDER BY d.shop_id LIMIT 1)
          UNION ALL
@@ -213,9 +217,11 @@ const DELIVERED = `UPDATE deliveries SET status = 'delivered', delivered_at = $3
     leased_until = CASE WHEN attempts = $2 THEN NULL ELSE leased_until END
   WHERE event_id = $1 AND shop_id = $4 AND status NOT IN ('delivered', 'failed')`;
 const RETRY = `UPDATE deliveries SET next_attempt_at = $4, leased_until = NULL
-  WHERE event_id = $1 AND shop_id = $5 AND attempts = $2 AND series_from = $3 AND status NOT IN ('delivered', 'failed')`;
+  WHERE event_id = $1 AND shop_id = $5 AND attempts = $2 AND series_from = $3
+    AND status NOT IN ('delivered', 'failed')`;
 const FAILED = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, leased_until = NULL
-  WHERE event_id = $1 AND shop_id = $4 AND attempts = $2 AND series_from = $3 AND status NOT IN ('delivered', 'failed')`;
+  WHERE event_id = $1 AND shop_id = $4 AND attempts = $2 AND series_from = $3
+    AND status NOT IN ('delivered', 'failed')`;
 
 /** The attempt's record and the event's new state, as one transaction. */
 export function outcomeStatements(a: AttemptRecord, next: Next): Statement[] {
