@@ -15,6 +15,11 @@
  * Only the events are copied: delivery reads nothing else of a subscription. They are marked as
  * already turned into e-mails (mail_status `done`), so that a `kopek serve` on this store would do
  * only their webhooks.
+ *
+ * The store's statistics are then collected (VACUUM ANALYZE), as on a store that has been running a
+ * while; or, with `statistics: 'never'`, never collected, and autovacuum is kept away from the
+ * tables for the run: the queue as a burst leaves it before autovacuum's next visit (the backlog
+ * case).
  */
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -42,6 +47,9 @@ export interface SeededWebhooks {
   createdAt: Date;
   masterKeyHex: string;
 }
+
+/** The tables whose statistics the deliverers' plans depend on. */
+const STATISTICS_TABLES = ['events', 'deliveries', 'event_attempts', 'shops'];
 
 const quoteLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -128,11 +136,23 @@ export async function copyEvents(
  */
 export async function seedWebhooks(
   dbUrl: string,
-  opts: { count: number; shops: number; perResource: number; url: string },
+  opts: {
+    count: number;
+    shops: number;
+    perResource: number;
+    url: string;
+    /** 'never': no VACUUM ANALYZE, and no autovacuum on the tables delivery reads (default 'collected'). */
+    statistics?: 'collected' | 'never';
+  },
 ): Promise<SeededWebhooks> {
   const db = createPostgresDb(dbUrl, 2);
   try {
     await migrate(db);
+    const stale = opts.statistics === 'never';
+    if (stale) {
+      for (const table of STATISTICS_TABLES)
+        await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+    }
     const masterKeyHex = randomBytes(32).toString('hex');
     const config = loadConfig({
       DATABASE_URL: dbUrl,
@@ -209,7 +229,7 @@ export async function seedWebhooks(
     });
     if (copied !== opts.count - 1) throw new Error(`copied ${copied} events, wanted ${opts.count - 1}`);
     // Fresh statistics and visibility maps, as a store that has been running a while has.
-    await db.query('VACUUM ANALYZE events, deliveries, event_attempts, shops');
+    if (!stale) await db.query(`VACUUM ANALYZE ${STATISTICS_TABLES.join(', ')}`);
     return {
       count: opts.count,
       shops,

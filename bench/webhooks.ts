@@ -19,6 +19,12 @@
  *    (delivered, one 2xx attempt, arrived once, none unknown, a subscription's in order, a sample of
  *    signatures valid), runs the baseline again, and drops the schema.
  *
+ * Then the backlog case (BENCH_WEBHOOK_CASES, default "spread,backlog", chooses which run): one shop's
+ * backlog of BENCH_WEBHOOK_BACKLOG notifications (default 100000), as a receiver's outage leaves it,
+ * with the statistics of the store never collected (no ANALYZE, autovacuum off for its tables), drained
+ * by BENCH_WEBHOOK_BACKLOG_PROCESSES deliverers (default 2) with NOTIFY_SHOP_CONCURRENCY as given: steps
+ * 1 to 3 and 5 above, without new notifications.
+ *
  * It prints deliveries/s, the ratio to the baseline's POSTs/s, latency, CPU per delivery of the
  * deliverers, of PostgreSQL and of the receiver, statements and WAL per delivery and RSS, as a table
  * and as one BENCH_JSON line, and writes bench/results/webhooks.json. BENCH_PROFILE=1 writes the
@@ -370,7 +376,13 @@ const rssOf = (laps: Usage[]) =>
     }),
   }));
 
+/** The spread backlog (many shops, statistics collected), or one shop's with statistics never collected. */
+export type WebhookCase = 'spread' | 'one-shop backlog';
+
 export interface WebhookRun {
+  case: WebhookCase;
+  /** Whether the store's statistics were collected after seeding, or never. */
+  statistics: 'collected' | 'never';
   notifications: number;
   processes: number;
   /** The code the deliverers loaded: others may commit to this tree while a run goes on. */
@@ -439,6 +451,8 @@ async function runOne(
     shops: number;
     perSubscription: number;
     rate: number;
+    case: WebhookCase;
+    statistics: 'collected' | 'never';
   },
   local: boolean,
   children: Child[],
@@ -452,13 +466,16 @@ async function runOne(
   await withClient(baseDbUrl, (c) => c.query(`CREATE SCHEMA ${schema}`));
   const receiver = await startReceiver();
   try {
-    console.log(`\n${count} notifications, ${k} delivering process${k === 1 ? '' : 'es'} (schema ${schema})`);
+    console.log(
+      `\n${settings.case}: ${count} notifications, ${k} delivering process${k === 1 ? '' : 'es'}, statistics ${settings.statistics === 'never' ? 'never collected' : 'collected'} (schema ${schema})`,
+    );
     const seedStarted = performance.now();
     const seeded = await seedWebhooks(url, {
       count,
       shops: settings.shops,
       perResource: settings.perSubscription,
       url: receiver.url,
+      statistics: settings.statistics,
     });
     const seedSec = round((performance.now() - seedStarted) / 1000, 1);
     receiver.trust(new Map(seeded.shops.map((s) => [s.id, s.publicKey])));
@@ -585,6 +602,8 @@ async function runOne(
         )
       : undefined;
     return {
+      case: settings.case,
+      statistics: settings.statistics,
       notifications: count,
       processes: k,
       kopek,
@@ -618,6 +637,7 @@ async function runOne(
 
 function formatRuns(runs: WebhookRun[]): string {
   const header = [
+    'case',
     'notifications',
     'processes',
     'deliveries/s',
@@ -636,6 +656,7 @@ function formatRuns(runs: WebhookRun[]): string {
     'verified',
   ];
   const rows = runs.map((r) => [
+    r.statistics === 'never' ? `${r.case}, statistics never collected` : r.case,
     String(r.notifications),
     String(r.processes),
     String(r.backlog.deliveriesPerSec),
@@ -682,25 +703,43 @@ export async function runWebhooks(): Promise<number> {
   const baseDbUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_DB;
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(new URL(baseDbUrl).hostname);
 
+  const cases = (process.env.BENCH_WEBHOOK_CASES || 'spread,backlog').split(',').map((c) => c.trim());
+  for (const c of cases)
+    if (c !== 'spread' && c !== 'backlog')
+      throw new Error(`BENCH_WEBHOOK_CASES: "${c}" is neither spread nor backlog`);
+  type Planned = { count: number; k: number; settings: Parameters<typeof runOne>[3] };
+  const planned: Planned[] = [];
+  if (cases.includes('spread'))
+    for (const count of counts)
+      for (const k of processes)
+        planned.push({ count, k, settings: { ...settings, case: 'spread', statistics: 'collected' } });
+  if (cases.includes('backlog')) {
+    // One shop's backlog, as a receiver's outage leaves it: nothing new is written meanwhile.
+    const count = intList('BENCH_WEBHOOK_BACKLOG', [100_000], 1)[0] ?? 100_000;
+    for (const k of intList('BENCH_WEBHOOK_BACKLOG_PROCESSES', [2], 1))
+      planned.push({
+        count,
+        k,
+        settings: { ...settings, shops: 1, rate: 0, case: 'one-shop backlog', statistics: 'never' },
+      });
+  }
+
   // Seeding takes seconds; deliverers are given down to 50 notifications/s.
-  const budgetSec = counts.reduce(
-    (a, n) =>
-      a +
-      processes.length * (180 + 4 * settings.durationSec + (n + settings.rate * settings.durationSec) / 50),
+  const budgetSec = planned.reduce(
+    (a, p) =>
+      a + 180 + 4 * p.settings.durationSec + (p.count + p.settings.rate * p.settings.durationSec) / 50,
     0,
   );
   const { children, signal, done } = guardRun(budgetSec);
 
   const runs: WebhookRun[] = [];
   try {
-    for (const count of counts) {
-      for (const k of processes) {
-        const r = await runOne(baseDbUrl, count, k, settings, local, children, signal);
-        runs.push(r);
-        console.log(
-          `  ratio ${r.ratio}; verified: ${r.verified.ok ? 'every notification delivered exactly once' : r.verified.problems.join('; ')}`,
-        );
-      }
+    for (const p of planned) {
+      const r = await runOne(baseDbUrl, p.count, p.k, p.settings, local, children, signal);
+      runs.push(r);
+      console.log(
+        `  ratio ${r.ratio}; verified: ${r.verified.ok ? 'every notification delivered exactly once' : r.verified.problems.join('; ')}`,
+      );
     }
   } finally {
     done();
@@ -720,6 +759,8 @@ export async function runWebhooks(): Promise<number> {
     },
     settings: {
       ...settings,
+      cases,
+      backlogNotifications: planned.find((p) => p.settings.case === 'one-shop backlog')?.count ?? null,
       notifyConcurrency: config.notifyConcurrency,
       notifyShopConcurrency: config.notifyShopConcurrency,
       notifyIntervalMs: config.notifyIntervalMs,
@@ -750,7 +791,7 @@ export async function runWebhooks(): Promise<number> {
   for (const r of runs) {
     const ok = (met: boolean) => (met ? 'MET   ' : 'MISSED');
     console.log(
-      `${ok(r.backlog.deliveriesPerSec >= WEBHOOK_GOALS.minPerSec && r.verified.ok)}  ${r.notifications}×${r.processes}: deliveries/s ≥ ${WEBHOOK_GOALS.minPerSec}, none lost, none twice (measured ${r.backlog.deliveriesPerSec}/s; ${r.verified.ok ? 'verified' : 'NOT verified'})`,
+      `${ok(r.backlog.deliveriesPerSec >= WEBHOOK_GOALS.minPerSec && r.verified.ok)}  ${r.case}, ${r.notifications}×${r.processes}: deliveries/s ≥ ${WEBHOOK_GOALS.minPerSec}, none lost, none twice (measured ${r.backlog.deliveriesPerSec}/s; ${r.verified.ok ? 'verified' : 'NOT verified'})`,
     );
   }
   const first = runs[0];

@@ -1,5 +1,6 @@
 import type { ChargeRow } from '../charging/index.js';
 import type { CustomerRow } from '../customers/index.js';
+import { FREE_PLAN, INDEX_ORDER_PLAN } from '../db/claim-plan.js';
 import type { Queryable, Tx } from '../db/db.js';
 import type { PlanRow } from '../plans/index.js';
 import type { SubscriptionRow } from '../subscriptions/index.js';
@@ -15,20 +16,26 @@ const DUE = `s.cancelled_at IS NULL AND s.renew_at IS NOT NULL
 /**
  * Locks up to `limit` due subscriptions, oldest first, skipping those another run holds: any number
  * of instances claim disjoint batches. `shopId` limits the run to one shop (a test clock's advance).
+ * In index order whatever the statistics say (INDEX_ORDER_PLAN), and only as far as the latest shop's
+ * clock: what it reads grows with what is due, not with how many subscriptions renew later.
  */
-export function lockDue(tx: Tx, now: Date, limit: number, shopId?: number): Promise<SubscriptionRow[]> {
+export async function lockDue(tx: Tx, now: Date, limit: number, shopId?: number): Promise<SubscriptionRow[]> {
   const params: unknown[] = [now, limit];
   let shop = '';
   if (shopId !== undefined) {
     params.push(shopId);
     shop = 'AND s.shop_id = $3';
   }
-  return tx.query<SubscriptionRow>(
+  await tx.query(INDEX_ORDER_PLAN);
+  const due = await tx.query<SubscriptionRow>(
     `SELECT s.* FROM subscriptions s JOIN shops sh ON sh.id = s.shop_id
      WHERE ${DUE} ${shop}
+       AND s.renew_at <= $1::timestamptz + (SELECT max(clock_offset_ms) FROM shops) * interval '1 millisecond'
      ORDER BY s.renew_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
     params,
   );
+  await tx.query(FREE_PLAN);
+  return due;
 }
 
 export function plansByIds(db: Queryable, ids: string[]): Promise<PlanRow[]> {

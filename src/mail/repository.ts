@@ -1,4 +1,5 @@
 import type { ListParams } from '../core/paging.js';
+import { inIndexOrder } from '../db/claim-plan.js';
 import type { Queryable, Tx } from '../db/db.js';
 import { listPage } from '../db/list.js';
 import type { MailKind, OutboxEvent } from './compose.js';
@@ -31,14 +32,19 @@ export interface EmailRow {
   created_at: Date;
 }
 
-/** Up to `limit` events not yet turned into e-mails, oldest first, locked against other fan-outs. */
+/**
+ * Up to `limit` events not yet turned into e-mails, oldest first, locked against other fan-outs. In
+ * index order whatever the statistics say (inIndexOrder): a backlog is never read whole to take a few.
+ */
 export function lockUnmailedEvents(tx: Tx, limit: number, shopId?: number): Promise<OutboxEvent[]> {
   const shop = shopId === undefined ? '' : ' AND shop_id = $2';
   // NO KEY UPDATE: webhook attempts referencing these rows still go in while the fan-out runs.
-  return tx.query<OutboxEvent>(
-    `SELECT id, shop_id, resource_type, resource_id, event, payload, created_at FROM events
-     WHERE mail_status = 'pending'${shop} ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
-    shopId === undefined ? [limit] : [limit, shopId],
+  return inIndexOrder(tx, () =>
+    tx.query<OutboxEvent>(
+      `SELECT id, shop_id, resource_type, resource_id, event, payload, created_at FROM events
+       WHERE mail_status = 'pending'${shop} ORDER BY id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
+      shopId === undefined ? [limit] : [limit, shopId],
+    ),
   );
 }
 
@@ -112,7 +118,9 @@ export interface ClaimedEmail extends EmailRow {
 
 /**
  * Claims up to `limit` due e-mails: counts the attempt and leases them on real time for `leaseMs`,
- * so a sender that dies mid-send leaves them to another after the lease.
+ * so a sender that dies mid-send leaves them to another after the lease. In index order whatever the
+ * statistics say (inIndexOrder), and only as far as the latest shop's clock: what it reads grows with
+ * what is due, not with how many e-mails wait for a later attempt.
  */
 export function claimDueEmails(
   tx: Tx,
@@ -124,19 +132,23 @@ export function claimDueEmails(
   const shop = shopId === undefined ? '' : ' AND em.shop_id = $4';
   const params: unknown[] = [now, limit, leaseMs];
   if (shopId !== undefined) params.push(shopId);
-  return tx.query<ClaimedEmail>(
-    `WITH due AS (
-       SELECT em.id FROM emails em JOIN shops sh ON sh.id = em.shop_id
-       WHERE em.status = 'pending'${shop}
-         AND em.next_attempt_at <= $1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'
-         AND (em.leased_until IS NULL OR em.leased_until <= $1::timestamptz)
-       ORDER BY em.next_attempt_at LIMIT $2 FOR UPDATE OF em SKIP LOCKED
-     )
-     UPDATE emails em
-       SET attempts = em.attempts + 1, leased_until = $1::timestamptz + $3::double precision * interval '1 millisecond'
-       FROM due, shops sh WHERE em.id = due.id AND sh.id = em.shop_id
-     RETURNING em.*, sh.name AS shop_name, sh.notification_email AS reply_to, sh.clock_offset_ms`,
-    params,
+  return inIndexOrder(tx, () =>
+    tx.query<ClaimedEmail>(
+      `WITH due AS (
+         SELECT em.id FROM emails em JOIN shops sh ON sh.id = em.shop_id
+         WHERE em.status = 'pending'${shop}
+           AND em.next_attempt_at <= $1::timestamptz + sh.clock_offset_ms * interval '1 millisecond'
+           AND em.next_attempt_at <= $1::timestamptz
+             + (SELECT max(clock_offset_ms) FROM shops) * interval '1 millisecond'
+           AND (em.leased_until IS NULL OR em.leased_until <= $1::timestamptz)
+         ORDER BY em.next_attempt_at LIMIT $2 FOR UPDATE OF em SKIP LOCKED
+       )
+       UPDATE emails em
+         SET attempts = em.attempts + 1, leased_until = $1::timestamptz + $3::double precision * interval '1 millisecond'
+         FROM due, shops sh WHERE em.id = due.id AND sh.id = em.shop_id
+       RETURNING em.*, sh.name AS shop_name, sh.notification_email AS reply_to, sh.clock_offset_ms`,
+      params,
+    ),
   );
 }
 

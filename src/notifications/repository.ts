@@ -94,11 +94,12 @@ export async function resendEvent(
     [shopId, id],
   );
   if (!row || (row.leased_until !== null && row.leased_until > realNow)) return row;
-  await tx.query(RECORD_INTERRUPTED, [[id], leaseMs]);
+  await tx.query(RECORD_INTERRUPTED, [[id], leaseMs, shopId]);
   const [delivery] = await tx.query<Pick<EventRow, DeliveryColumn>>({
     sql: `UPDATE deliveries SET status = 'pending', series_from = attempts, next_attempt_at = $2, leased_until = NULL
-     WHERE event_id = $1 RETURNING status, attempts, next_attempt_at, delivered_at, leased_until, series_from`,
-    params: [id, shopNow],
+     WHERE event_id = $1 AND shop_id = $3
+     RETURNING status, attempts, next_attempt_at, delivered_at, leased_until, series_from`,
+    params: [id, shopNow, shopId],
     wakes: true,
   });
   return { ...row, ...delivery };

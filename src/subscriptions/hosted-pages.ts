@@ -2,6 +2,7 @@
  * The hosted payment pages of redirect subscriptions (table checkouts): opened with the subscription,
  * closed when it is cancelled, completed when paid, claimed by the expiry sweep.
  */
+import { FREE_PLAN, INDEX_ORDER_PLAN } from '../db/claim-plan.js';
 import type { Queryable, Tx } from '../db/db.js';
 import { randomToken } from '../ids.js';
 import { CHECKOUT_TTL_MS } from '../pages/checkout-url.js';
@@ -73,7 +74,9 @@ export async function completeCheckout(db: Queryable, token: string, now: Date):
  * run ahead of `realNow`). SKIP LOCKED: instances sweeping at once each take different rows. The
  * page's subscription is locked with it, and a page whose subscription another request holds (a
  * cancel, which locks the subscription and then closes its pages) is left for a later sweep: waiting
- * for it while holding the page would deadlock with that request.
+ * for it while holding the page would deadlock with that request. In index order whatever the
+ * statistics say (INDEX_ORDER_PLAN), and only as far as the latest shop's clock: what it reads grows
+ * with what expired, not with how many pages are open.
  */
 export async function claimExpiredCheckouts(
   db: Tx,
@@ -81,18 +84,22 @@ export async function claimExpiredCheckouts(
   limit: number,
   shopId?: number,
 ): Promise<CheckoutRow[]> {
-  return db.query<CheckoutRow>(
+  await db.query(INDEX_ORDER_PLAN);
+  const claimed = await db.query<CheckoutRow>(
     `UPDATE checkouts SET expiry_announced_at = $1
      WHERE token IN (
        SELECT c.token FROM checkouts c JOIN shops s ON s.id = c.shop_id
          JOIN subscriptions sub ON sub.id = c.subscription_id AND sub.shop_id = c.shop_id
        WHERE ${UNANNOUNCED_PAGE} AND ($3::int IS NULL OR c.shop_id = $3::int)
          AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
+         AND c.expires_at <= $1::timestamptz + (SELECT max(clock_offset_ms) FROM shops) * interval '1 millisecond'
        ORDER BY c.expires_at LIMIT $2
        FOR UPDATE OF c, sub SKIP LOCKED)
      RETURNING *`,
     [realNow, limit, shopId ?? null],
   );
+  await db.query(FREE_PLAN);
+  return claimed;
 }
 
 /**

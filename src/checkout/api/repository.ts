@@ -1,3 +1,4 @@
+import { inIndexOrder } from '../../db/claim-plan.js';
 import type { Queryable, Tx } from '../../db/db.js';
 import type { CtpOrder, CtpSettings, CtpTransactionType } from './input.js';
 
@@ -171,6 +172,8 @@ export async function settleCtp(
 /**
  * Claims checkouts that expired unpaid and were not announced, marks them expired (status `error`,
  * "Token is expired.") and announced; each on its shop's clock. SKIP LOCKED, as the subscription pages.
+ * In index order whatever the statistics say (inIndexOrder), and only as far as the latest shop's
+ * clock: what it reads grows with what expired, not with how many checkouts are open.
  */
 export async function claimExpiredCtps(
   db: Tx,
@@ -178,16 +181,19 @@ export async function claimExpiredCtps(
   limit: number,
   shopId?: number,
 ): Promise<CtpRow[]> {
-  return db.query<CtpRow>(
-    `UPDATE ctp_checkouts SET expiry_announced_at = $1, status = 'error', message = $3
-     WHERE token IN (
-       SELECT c.token FROM ctp_checkouts c JOIN shops s ON s.id = c.shop_id
-       WHERE ${UNANNOUNCED_CTP} AND ($4::int IS NULL OR c.shop_id = $4::int)
-         AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
-       ORDER BY c.expires_at LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED)
-     RETURNING *`,
-    [realNow, limit, EXPIRED_MESSAGE, shopId ?? null],
+  return inIndexOrder(db, () =>
+    db.query<CtpRow>(
+      `UPDATE ctp_checkouts SET expiry_announced_at = $1, status = 'error', message = $3
+       WHERE token IN (
+         SELECT c.token FROM ctp_checkouts c JOIN shops s ON s.id = c.shop_id
+         WHERE ${UNANNOUNCED_CTP} AND ($4::int IS NULL OR c.shop_id = $4::int)
+           AND c.expires_at <= $1::timestamptz + (CASE WHEN s.test THEN s.clock_offset_ms ELSE 0 END) * interval '1 millisecond'
+           AND c.expires_at <= $1::timestamptz + (SELECT max(clock_offset_ms) FROM shops) * interval '1 millisecond'
+         ORDER BY c.expires_at LIMIT $2
+         FOR UPDATE OF c SKIP LOCKED)
+       RETURNING *`,
+      [realNow, limit, EXPIRED_MESSAGE, shopId ?? null],
+    ),
   );
 }
 
