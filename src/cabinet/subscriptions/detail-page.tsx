@@ -6,7 +6,7 @@ import type { Plan } from '../../plans/index.js';
 import type { Subscription } from '../../subscriptions/index.js';
 import type { CabinetContext } from '../context.js';
 import { CabinetPage } from '../layout.js';
-import { Code, EventName, GatewayMessage } from '../words.js';
+import { Code, EventName, GatewayMessage, NO_TRANSLATE } from '../words.js';
 import {
   chargeStatusName,
   deliveryStatusName,
@@ -35,7 +35,9 @@ function planText(plan: Plan, lang: PageLang): ComponentChildren {
       {plan.title} · <Money amount={plan.plan.amount} currency={plan.currency} lang={lang} />{' '}
       {everyText(plan.plan.interval, plan.plan.interval_unit, lang)} ·{' '}
       {plan.infinite ? t.forever : fill(t.ofCycles, { n: plan.billing_cycles ?? 0 })}{' '}
-      <span class="muted copy" translate="no">{plan.id}</span>
+      <span class="muted copy" {...NO_TRANSLATE}>
+        {plan.id}
+      </span>
     </>
   );
 }
@@ -50,7 +52,16 @@ function detailRows(view: DetailView): Array<[string, ComponentChildren]> {
   const card = 'last_4' in sub.card ? sub.card : undefined;
   const rows: Array<[string, ComponentChildren]> = [
     [t.state, <StateBadge state={sub.state} lang={lang} />],
-    [t.plan, isPlan(plan) ? planText(plan, lang) : <span class="copy" translate="no">{plan.id}</span>],
+    [
+      t.plan,
+      isPlan(plan) ? (
+        planText(plan, lang)
+      ) : (
+        <span class="copy" {...NO_TRANSLATE}>
+          {plan.id}
+        </span>
+      ),
+    ],
     [
       t.customer,
       customer ? (
