@@ -32,7 +32,8 @@ COPY bin ./bin
 # The embedded store's directory (used when DATABASE_URL is not set), owned by the service's user.
 # No VOLUME: on PostgreSQL nothing is kept here, and a VOLUME would give every container an anonymous
 # volume; with the embedded store, mount a named volume on /app/data (docs/operations.md, Containers).
-RUN mkdir -p data && chown 1000:1000 data && chmod 700 data
+# bin/ and dist/ readable by that user whatever modes the build context gave them (COPY keeps them).
+RUN mkdir -p data && chown 1000:1000 data && chmod 700 data && chmod -R a+rX bin dist
 USER 1000:1000
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
