@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCustomerPage } from '../../src/cabinet/customers/repository.js';
 import { listEmailPage } from '../../src/cabinet/emails/repository.js';
 import { listPayments } from '../../src/cabinet/payments/repository.js';
@@ -8,7 +8,10 @@ import { type SubscriptionListFilter, subscriptionPage } from '../../src/cabinet
 import { shopCtx } from '../../src/context.js';
 import type { Db, Queryable, Statement } from '../../src/db/db.js';
 import { listNotifications } from '../../src/notifications/index.js';
-import { type Harness, harness, newShop } from '../harness.js';
+import { createShop } from '../../src/shops/service.js';
+import { freshStore } from '../fresh-store.js';
+import { type Harness, harness } from '../harness.js';
+import { shopSigningKeys } from '../signing-keys.js';
 
 /**
  * Every filter of the cabinet's lists reads rows in proportion to the page it returns, whatever the
@@ -179,24 +182,38 @@ async function seed(db: Queryable, shopId: number, now: Date): Promise<void> {
 }
 
 let h: Harness;
+/**
+ * A store of this file's own: no other file's rows or ANALYZE (nor a serving instance's statistics
+ * timer) changes the statistics its plans are made with while it measures them.
+ */
+let db: Db;
+let closeStore: () => Promise<void> = async () => {};
 let shopId: number;
 const now = new Date('2026-03-15T10:00:00Z');
 let ctx: ReturnType<typeof shopCtx>;
 
 beforeAll(async () => {
   h = await harness();
-  const shop = await newShop(h, { name: 'Filters shop' });
-  shopId = shop.shop.id;
-  ctx = shopCtx(h.app.services, shop.shop);
+  const store = await freshStore();
+  db = store.db;
+  closeStore = store.close;
+  const { shop } = await createShop(
+    { db, clock: h.clock, masterKey: h.masterKey },
+    { name: 'Filters shop', test: true, signingKeys: shopSigningKeys() },
+  );
+  shopId = shop.id;
+  ctx = { ...shopCtx(h.app.services, shop), db };
   // On PostgreSQL (autovacuum off): statistics of the tables as they were before this shop's rows.
-  if (h.db.kind === 'postgres') for (const table of BIG) await h.db.query(`ANALYZE ${table}`);
-  await seed(h.db, shopId, now);
+  if (db.kind === 'postgres') for (const table of BIG) await db.query(`ANALYZE ${table}`);
+  await seed(db, shopId, now);
 }, 120_000);
+
+afterAll(() => closeStore());
 
 /** Runs one list through the measuring store: every statement's rows read, and the rows returned. */
 async function measure<T>(run: (db: ListStore) => Promise<T[]>): Promise<{ rows: T[]; plans: Measured[] }> {
   const plans: Measured[] = [];
-  const rows = await run(measuring(h.db, plans));
+  const rows = await run(measuring(db, plans));
   return { rows, plans };
 }
 
@@ -234,12 +251,12 @@ describe('the cabinet lists read in proportion to their page, with stale statist
         if (name === 'common e-mail start' || name === 'plan title') expect(rows).toHaveLength(LIMIT);
       }
     }
-    const jane = await subscriptionPage(h.db, shopId, { email: 'jane', plan: 'Gold' }, PAGE, undefined);
+    const jane = await subscriptionPage(db, shopId, { email: 'jane', plan: 'Gold' }, PAGE, undefined);
     expect(jane).toHaveLength(LIMIT);
     expect(jane.every((r) => r.email === 'jane@example.com' && r.plan_title === 'Gold')).toBe(true);
     const seqs = jane.map((r) => Number(r.seq));
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
-    const rare = await subscriptionPage(h.db, shopId, { email: 'c17' }, PAGE, undefined);
+    const rare = await subscriptionPage(db, shopId, { email: 'c17' }, PAGE, undefined);
     expect(rare.length).toBeGreaterThan(0);
     expect(rare.every((r) => r.email?.startsWith('c17'))).toBe(true);
   });
@@ -260,7 +277,7 @@ describe('the cabinet lists read in proportion to their page, with stale statist
   });
 
   it('payments, by every filter', async () => {
-    const [one] = await h.db.query<{ uid: string }>(
+    const [one] = await db.query<{ uid: string }>(
       "SELECT uid::text AS uid FROM transactions WHERE shop_id = $1 AND tracking_id = 'trk-77'",
       [shopId],
     );
@@ -306,7 +323,7 @@ describe('the cabinet lists read in proportion to their page, with stale statist
       ['resource', { resource_id: `sbs_f${shopId}_40` }],
     ] as const) {
       const plans: Measured[] = [];
-      await listNotifications({ ...ctx, db: indexWalking(measuring(h.db, plans)) as never }, f, {
+      await listNotifications({ ...ctx, db: indexWalking(measuring(db, plans)) as never }, f, {
         limit: PAGE,
         startingAfter: undefined,
       });

@@ -290,7 +290,9 @@ const SETTLED = `WITH ${BASE}
 export const INVARIANTS = `WITH ${BASE}, ${STATE_CTES}, ${EVENTS_CTES}
   ${[MONEY, AFTER_CANCEL, STATE, EVENTS].join('\n  UNION ALL\n')}`;
 
-const FUNCTION = 'kopek_model_violations';
+// One per process: on PostgreSQL the run's workers share one store, and each drops its own when its
+// files are done.
+const FUNCTION = `kopek_model_violations_${process.pid}`;
 
 /**
  * Stores (a) to (d) as a function of the store for the run: a query this size costs far more to plan

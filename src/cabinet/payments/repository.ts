@@ -60,10 +60,13 @@ async function seqBounds(
     // created earlier than that was numbered before it.
     const [row] = await walkIndex<{ seq: string | null }>(
       db,
-      `SELECT max(seq) AS seq FROM transactions
+      // The window's rows in created_at order: with sorts off (walkIndex), only the (shop_id,
+      // created_at) index gives that order, so no plan can read the shop's other rows instead.
+      `SELECT max(seq) AS seq FROM (SELECT seq FROM transactions
        WHERE shop_id = $1 AND created_at < $2
          AND created_at >= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at < $2
-                            ORDER BY created_at DESC LIMIT 1) - $3 * interval '1 millisecond'`,
+                            ORDER BY created_at DESC LIMIT 1) - $3 * interval '1 millisecond'
+       ORDER BY created_at DESC) w`,
       [shopId, to, SWAP_MS],
     );
     if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
@@ -73,10 +76,11 @@ async function seqBounds(
     // The oldest row created at or after `from`, and every row created up to SWAP_MS after it.
     const [row] = await walkIndex<{ seq: string | null }>(
       db,
-      `SELECT min(seq) AS seq FROM transactions
+      `SELECT min(seq) AS seq FROM (SELECT seq FROM transactions
        WHERE shop_id = $1 AND created_at >= $2
          AND created_at <= (SELECT created_at FROM transactions WHERE shop_id = $1 AND created_at >= $2
-                            ORDER BY created_at LIMIT 1) + $3 * interval '1 millisecond'`,
+                            ORDER BY created_at LIMIT 1) + $3 * interval '1 millisecond'
+       ORDER BY created_at) w`,
       [shopId, from, SWAP_MS],
     );
     if (row?.seq === null || row?.seq === undefined) return { low, high, none: true };
