@@ -91,7 +91,7 @@ export function stdoutLogger(
 
 /**
  * Prints `text` on stdout after everything `log` has logged so far, through the logger's own
- * destination: pino writes JSON lines asynchronously, so a console.log would overtake the last of
+ * destination: pino writes JSON lines asynchronously, so a direct console write would overtake the last of
  * them (the start's "Server listening" lines would land after the banner). A pretty destination
  * passes text that is not JSON through as it is. A logger without a destination of its own prints
  * through `otherwise`.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { ManualClock, systemClock } from '../../src/clock.js';
@@ -300,6 +300,28 @@ export interface HoldingProxy {
   close(): Promise<void>;
 }
 
+/** Sends a request (its body read already, as `chunks`) on to `target` and its answer back, as a proxy does. */
+export async function forward(
+  target: string,
+  req: IncomingMessage,
+  chunks: Buffer[],
+  res: ServerResponse,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+  const method = req.method ?? 'GET';
+  const answer = await fetch(`${target}${req.url}`, {
+    method,
+    headers,
+    ...(method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
+  });
+  res.writeHead(answer.status, {
+    'content-type': answer.headers.get('content-type') ?? 'application/json',
+  });
+  res.end(Buffer.from(await answer.arrayBuffer()));
+}
+
 /**
  * A proxy in front of a gateway that passes `pass` payment requests and holds the next one until
  * released: a billing process that is slow in the middle of its batch, on demand.
@@ -321,19 +343,7 @@ export async function holdingProxy(target: string, pass: number): Promise<Holdin
       held();
       await released;
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const method = req.method ?? 'GET';
-    const answer = await fetch(`${target}${req.url}`, {
-      method,
-      headers,
-      ...(method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
-    });
-    res.writeHead(answer.status, {
-      'content-type': answer.headers.get('content-type') ?? 'application/json',
-    });
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    await forward(target, req, chunks, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };

@@ -6,7 +6,7 @@ import { type App, buildApp } from '../../src/compose/app.js';
 import { loadConfig } from '../../src/config.js';
 import { closeGatewayPools } from '../../src/gateway/http-client.js';
 import { createShop } from '../../src/shops/service.js';
-import { type BillStore, startGateway } from '../billing/bill-store.js';
+import { type BillStore, forward, startGateway } from '../billing/bill-store.js';
 import { cleanUp } from '../foundation/kopek-process.js';
 import { freshPostgres } from '../fresh-store.js';
 import { card, cardBody } from './helpers.js';
@@ -41,19 +41,7 @@ async function stallingProxy(target: string): Promise<Stall> {
       onHeld();
       await released;
     }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const method = req.method ?? 'GET';
-    const answer = await fetch(`${target}${req.url}`, {
-      method,
-      headers,
-      ...(method === 'GET' ? {} : { body: Buffer.concat(chunks) }),
-    });
-    res.writeHead(answer.status, {
-      'content-type': answer.headers.get('content-type') ?? 'application/json',
-    });
-    res.end(Buffer.from(await answer.arrayBuffer()));
+    await forward(target, req, chunks, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
