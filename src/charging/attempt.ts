@@ -79,13 +79,21 @@ export async function recordAttempt<S>(
       ...attempt,
       uid,
     });
-    // Answered without money to give back (a decline, a released verification): nothing stays due.
-    if (open.reversal === 'due' && !reversed && event.kind !== 'charge_unknown')
-      await settleReversal(tx, open);
+    // Ended without money to give back (a decline, a refusal, a released verification, an attempt
+    // that never reached the gateway): nothing stays due. One still waiting (pending, a 3-D Secure
+    // step) keeps its reversal for the answer that ends it.
+    if (open.reversal === 'due' && !reversed && endsWithoutMoney(event)) await settleReversal(tx, open);
     return recorded;
   });
   if (giveBack) await refundAttempt(ctx, giveBack);
   return recorded;
+}
+
+/** Whether `event` ends its attempt for good, with no payment taken to give back. */
+function endsWithoutMoney(event: ChargeEvent): boolean {
+  if (event.kind === 'charge_abandoned') return true;
+  if (event.kind !== 'charge_answered') return false;
+  return event.outcome !== 'pending' && event.outcome !== 'incomplete';
 }
 
 /** The refund of an attempt's payment: its tracking id, and the gateway idempotency key it goes with. */

@@ -139,3 +139,45 @@ describe('a refund that cannot be made when the late payment is recorded', () =>
     expect(done).toEqual({ reversal: 'refunded', reversal_uid: refunds[0]?.uid });
   });
 });
+
+describe('a cancel while the first charge is on its way to the gateway', () => {
+  it('refunds the payment the cardholder completes afterwards through 3-D Secure', async () => {
+    const s = await subShop({ threeDs: true });
+    const proto = InProcessGatewayClient.prototype;
+    const realPayment = proto.payment;
+    let cancelled: { status: number } | undefined;
+    const spies = [
+      // Step by step, as over HTTP: the claim commits, then the payment leaves.
+      vi.spyOn(proto, 'planPayment').mockResolvedValue(undefined),
+      vi.spyOn(proto, 'payment').mockImplementation(async function (this: InProcessGatewayClient, ...a) {
+        // The shop cancels while the payment is on its way.
+        const [row] = await h.db.query<{ id: string }>(
+          'SELECT id FROM subscriptions WHERE shop_id = $1 ORDER BY seq DESC LIMIT 1',
+          [s.shop.shop.id],
+        );
+        cancelled = await s.api.post(`/subscriptions/${row?.id}/cancel`, { cancel_reason: 'No' });
+        return realPayment.apply(this, a);
+      }),
+    ];
+    let created: Awaited<ReturnType<typeof s.api.post>>;
+    try {
+      created = await s.api.post('/subscriptions', cardBody({ card: card(CHALLENGE) }));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(cancelled?.status).toBe(200);
+    expect(created.status, created.text).toBe(201);
+    const uid = created.body.last_transaction.uid as string;
+    expect(created.body).toMatchObject({ state: 'canceled', last_transaction: { status: 'incomplete' } });
+
+    // The payment's step was never ended (the cancel came before it existed): the cardholder passes it.
+    const passed = await s.api.post(`/process/${uid}/return`, { outcome: 'passed' });
+    expect(passed.body.transaction).toMatchObject({ uid, status: 'successful' });
+    const refunds = (await transactionsOf(s)).filter((t) => t.type === 'refund');
+    expect(refunds).toEqual([
+      expect.objectContaining({ status: 'successful', amount: 1999, parent_uid: uid }),
+    ]);
+    const read = await s.api.get(`/subscriptions/${created.body.id}`);
+    expect(read.body).toMatchObject({ state: 'canceled', paid_billing_cycles: 0 });
+  });
+});
