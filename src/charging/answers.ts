@@ -69,7 +69,13 @@ export type Sent =
   | { kind: 'answered'; answer: TransactionAnswer }
   /** The gateway refused the request itself (its 422 and the like): nothing was charged. */
   | { kind: 'refused'; message: string; error: ApiError }
-  | { kind: 'unknown'; uid: string | undefined; pending: TransactionAnswer | undefined };
+  | {
+      kind: 'unknown';
+      uid: string | undefined;
+      pending: TransactionAnswer | undefined;
+      /** What the call ended with (a timeout, a request still in flight, a failure without answer). */
+      cause?: unknown;
+    };
 
 /** The event of a send's end, for the attempt of `period`; an unknown one is asked about at `recheckAt`. */
 export function eventOf(sent: Sent, period: number, recheckAt: Date): ChargeEvent {

@@ -26,6 +26,11 @@ export interface SendOptions {
   type?: 'payment' | 'authorization';
   /** For the log: whose charge it is (a subscription, a product order). */
   owner: Record<string, string>;
+  /**
+   * The client to send with, when the caller was handed one (the checkout API's tries take theirs
+   * from `checkoutGateway`, or a test's); else the deployment's.
+   */
+  client?: GatewayClient;
 }
 
 /**
@@ -36,7 +41,7 @@ export interface SendOptions {
 export async function send(ctx: Ctx, request: ChargeRequest, options: SendOptions): Promise<Sent> {
   // Never inside a transaction: a remote call there would hold it open across the network, and a
   // crash after the gateway charged would roll back Kopek's record of the charge (RemoteCallInTransaction).
-  const gateway = gatewayClient(ctx, { outsideTransaction: true });
+  const gateway = options.client ?? gatewayClient(ctx, { outsideTransaction: true });
   try {
     const keyed = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : undefined;
     const answer =
@@ -47,14 +52,14 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
   } catch (err) {
     if (err instanceof GatewayTimeout) {
       const pending = err.uid ? await gateway.query(err.uid).catch(() => undefined) : undefined;
-      return { kind: 'unknown', uid: err.uid, pending };
+      return { kind: 'unknown', uid: err.uid, pending, cause: err };
     }
     if (err instanceof GatewayInFlight) {
       ctx.log.warn(
         { ...options.owner, tracking_id: request.tracking_id },
         'the gateway is still processing this charge; its outcome is resolved by query',
       );
-      return { kind: 'unknown', uid: undefined, pending: undefined };
+      return { kind: 'unknown', uid: undefined, pending: undefined, cause: err };
     }
     if (options.idempotencyKey && err instanceof ApiError && isKeyReused(err)) {
       // The gateway holds another request under this attempt's key: whatever it did with that one is
@@ -63,7 +68,7 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
         { ...options.owner, tracking_id: request.tracking_id },
         'the gateway holds another request under this charge key; its outcome is resolved by query',
       );
-      return { kind: 'unknown', uid: undefined, pending: undefined };
+      return { kind: 'unknown', uid: undefined, pending: undefined, cause: err };
     }
     if (err instanceof ApiError) {
       ctx.log.warn({ ...options.owner, errors: err.errors }, 'the gateway refused a charge');
@@ -73,7 +78,7 @@ export async function send(ctx: Ctx, request: ChargeRequest, options: SendOption
       { err, ...options.owner, tracking_id: request.tracking_id },
       'a charge failed without an answer; its outcome is resolved by query',
     );
-    return { kind: 'unknown', uid: undefined, pending: undefined };
+    return { kind: 'unknown', uid: undefined, pending: undefined, cause: err };
   }
 }
 
@@ -228,9 +233,9 @@ export function tokenizeCard(ctx: Ctx, request: Parameters<GatewayClient['tokeni
 }
 
 /**
- * The gateway client of the deployment, for the checkout API's tries, which still claim, send and
- * record a try in their own rows (src/checkout/api/pay.ts): named by the architecture test until
- * they go through `send` like every other charge.
+ * The gateway client of the deployment, for the checkout API's tries (src/checkout/api/pay.ts),
+ * which claim and record a try in their own rows and send it through `send` with this client (a
+ * test hands them one that fails on purpose instead), and ask about a try by uid or tracking id.
  */
 export function checkoutGateway(ctx: Ctx): GatewayClient {
   return gatewayClient(ctx);

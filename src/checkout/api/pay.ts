@@ -1,5 +1,5 @@
 import { validateCardInput } from '../../cards/index.js';
-import { checkoutGateway, type GatewayClient } from '../../charging/index.js';
+import { checkoutGateway, type GatewayClient, sendCharge } from '../../charging/index.js';
 import { type Ctx, type Services, shopCtx } from '../../context.js';
 import { checkAddress } from '../../core/address.js';
 import { ApiError, ErrorCollector, type ErrorTree } from '../../core/errors.js';
@@ -216,11 +216,17 @@ async function tryOnce(
     return outcome;
   }
   const request = chargeRequest(c, card, customer, ip, frame);
-  const answer =
-    c.row.transaction_type === 'authorization'
-      ? await gateway.authorization(request)
-      : await gateway.payment(request);
-  return outcomeOf(answer);
+  // Through charging, with the try's gateway key: an answer is the try's outcome; a refusal and a
+  // send without answer end as they always did here (the callers' catches decide what follows).
+  const sent = await sendCharge(c.ctx, request, {
+    owner: { checkout: c.row.token },
+    idempotencyKey: `kopek-ctp:${tryKey(c.row.token, c.row.tries)}`,
+    type: c.row.transaction_type === 'authorization' ? 'authorization' : 'payment',
+    client: gateway,
+  });
+  if (sent.kind === 'answered') return outcomeOf(sent.answer);
+  if (sent.kind === 'refused') throw sent.error;
+  throw sent.cause ?? new GatewayTimeout(sent.uid, request.tracking_id ?? null);
 }
 
 /** No answer in time, but the gateway named the transaction: it waits as incomplete, settled by query. */
