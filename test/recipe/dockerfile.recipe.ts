@@ -223,8 +223,12 @@ describe('the Dockerfile, its steps run outside Docker', () => {
       // The embedded store and its key were written by the image's user, for it alone.
       expect(statSync(join(app, 'data', 'master.key')).uid).toBe(image.user?.uid);
     } finally {
-      server.kill('SIGTERM');
-      await new Promise((r) => server.once('exit', r));
+      // A server that exited already (it could not start) has no exit left to wait for.
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((r) => server.once('exit', r));
+        server.kill('SIGTERM');
+        await exited;
+      }
     }
   });
 });
