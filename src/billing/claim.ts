@@ -19,8 +19,8 @@ import { shopsByIds } from '../shops/index.js';
 import {
   type Applied,
   changeInstant,
-  chargeableAt,
   type Happened,
+  quietUntil,
   rulesFor,
   type SubscriptionRow,
   transition,
@@ -87,6 +87,10 @@ export function claimBatch(
       let work: Omit<Work, 'sub'> | undefined;
       const openAttempt = openBySub.get(sub.id);
       const next = plan && whenDue(sub, plan);
+      // A charge due inside the shop's quiet hours is charged when they end, on the subscription's
+      // clock. Only the moment moves: the period it pays for keeps its anchored end.
+      const deferredTo =
+        shop && !openAttempt && next?.kind === 'charge' ? quietUntil(shop, at, sub.time_zone) : undefined;
       if (!plan || !shop || !next) {
         // Nothing can be charged without its plan: set aside for an operator, never retried in a loop.
         services.log.error({ subscription: sub.id }, 'a due subscription has no plan or shop; not billed');
@@ -97,10 +101,8 @@ export function claimBatch(
       } else if (next.kind === 'end') {
         happened = { kind: 'cycles_completed' };
         summary.ended++;
-      } else if (chargeableAt(shop, at, sub.time_zone).getTime() > at.getTime()) {
-        // Due inside the shop's quiet hours: charged when they end, on the subscription's clock.
-        // Only the moment moves: the period it pays for keeps its anchored end.
-        happened = { kind: 'lease', until: chargeableAt(shop, at, sub.time_zone) };
+      } else if (deferredTo) {
+        happened = { kind: 'lease', until: deferredTo };
       } else {
         const attempt = (attempts.get(sub.id) ?? 0) + 1;
         const claim = {

@@ -22,7 +22,7 @@ export {
   type SubscriptionRow,
   type SubscriptionState,
 } from './repository.js';
-export { chargeableAt, rulesFor } from './rules.js';
+export { quietUntil, rulesFor } from './rules.js';
 export { CHARGE_LEASE_MS, firstSchedule } from './schedule.js';
 export { cancelSubscription } from './service.js';
 export {

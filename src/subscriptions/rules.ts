@@ -21,10 +21,12 @@ export function rulesFor(shop: Pick<Shop, 'retrySchedule' | 'quietHours'>): Rule
 }
 
 /**
- * When a charge of a subscription in `timeZone` that falls due at `at` may be made: `at`, or the end
- * of the shop's quiet hours it falls in (read on the subscription's clock). No renewal, first attempt
- * or retry, is charged inside them.
+ * When a charge of a subscription in `timeZone` that falls due at `at` inside the shop's quiet hours
+ * (read on the subscription's clock) may be made: their end; undefined when `at` is outside them. No
+ * renewal, first attempt or retry, is charged inside them.
  */
-export function chargeableAt(shop: Pick<Shop, 'quietHours'>, at: Date, timeZone: string): Date {
-  return shop.quietHours ? afterQuietHours(at, shop.quietHours, timeZone) : at;
+export function quietUntil(shop: Pick<Shop, 'quietHours'>, at: Date, timeZone: string): Date | undefined {
+  if (!shop.quietHours) return undefined;
+  const end = afterQuietHours(at, shop.quietHours, timeZone);
+  return end.getTime() > at.getTime() ? end : undefined;
 }
