@@ -40,6 +40,8 @@ export function englishWords(text: string, shopTexts: readonly string[] = []): s
   const found: string[] = [];
   for (const token of rest.split(/\s+/)) {
     if (token === '' || /\d/.test(token) || token.includes('@') || token.includes('://')) continue;
+    // A Kopek id (`cst_…`, `pln_…`): random characters, which now and then hold no digit.
+    if (/^[a-z]{3}_[0-9A-Za-z]{20,}[.,;:)]?$/.test(token)) continue;
     for (const word of token.match(/[A-Za-z]+/g) ?? []) {
       if (word.length < 2 || LATIN_NAMES.has(word) || /^[A-Z]{2,3}$/.test(word)) continue;
       found.push(word);
